@@ -1,0 +1,57 @@
+/**
+ * The catalog contract every implementation (embedded SQL, REST, Glue) fulfils. Commits are
+ * plain data: requirements checked against the current metadata, then updates applied.
+ */
+import type { TableMetadata } from '../src/iceberg/table-metadata.js';
+import type { Schema } from '../src/iceberg/types.js';
+import type { PartitionSpec, SortOrder } from '../src/iceberg/table-metadata.js';
+import type { TableRequirement } from '../src/iceberg/requirements.js';
+import type { TableUpdate } from '../src/iceberg/updates.js';
+import type { FileIO } from '../src/iceberg/file-io.js';
+
+export interface TableIdentifier {
+  readonly namespace: readonly string[];
+  readonly name: string;
+}
+
+export interface LoadedTable {
+  readonly identifier: TableIdentifier;
+  readonly metadataLocation: string;
+  readonly metadata: TableMetadata;
+  readonly io: FileIO;
+}
+
+export interface CreateTableRequest {
+  readonly schema: Schema;
+  readonly partitionSpec?: PartitionSpec;
+  readonly sortOrder?: SortOrder;
+  readonly location?: string;
+  readonly properties?: Readonly<Record<string, string>>;
+}
+
+export interface Catalog {
+  readonly name: string;
+  listNamespaces(parent?: readonly string[]): Promise<string[][]>;
+  createNamespace(namespace: readonly string[], properties?: Readonly<Record<string, string>>): Promise<void>;
+  namespaceExists(namespace: readonly string[]): Promise<boolean>;
+  listTables(namespace: readonly string[]): Promise<TableIdentifier[]>;
+  tableExists(identifier: TableIdentifier): Promise<boolean>;
+  loadTable(identifier: TableIdentifier): Promise<LoadedTable>;
+  createTable(identifier: TableIdentifier, request: CreateTableRequest): Promise<LoadedTable>;
+  /**
+   * Atomically checks `requirements` against the current metadata and applies `updates`.
+   * Throws CommitConflictError when a requirement fails (refresh and retry),
+   * CommitStateUnknownError when the outcome cannot be known.
+   */
+  commitTable(
+    identifier: TableIdentifier,
+    requirements: readonly TableRequirement[],
+    updates: readonly TableUpdate[],
+  ): Promise<LoadedTable>;
+  dropTable(identifier: TableIdentifier, purge?: boolean): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function formatIdentifier(identifier: TableIdentifier): string {
+  return [...identifier.namespace, identifier.name].join('.');
+}

@@ -1,0 +1,92 @@
+/**
+ * One error family for the whole project. Every error carries a stable code, whether a retry
+ * may succeed, and structured context naming the record, file, field or flow that is wrong.
+ */
+export type ErrorContext = Readonly<Record<string, string | number | bigint | boolean | undefined>>;
+
+export interface ThundErrorOptions {
+  readonly retryable?: boolean;
+  readonly cause?: unknown;
+  readonly context?: ErrorContext;
+}
+
+export class ThundError extends Error {
+  readonly code: string;
+  readonly retryable: boolean;
+  readonly context: ErrorContext;
+
+  constructor(code: string, message: string, options: ThundErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.retryable = options.retryable ?? false;
+    this.context = options.context ?? {};
+  }
+}
+
+/** Input from a user (pipeline spec, CLI arguments, source data) is wrong. */
+export class InvalidInputError extends ThundError {
+  constructor(message: string, options: ThundErrorOptions = {}) {
+    super('INVALID_INPUT', message, options);
+  }
+}
+
+/** A value or type cannot be represented in Iceberg, or metadata breaks the spec. */
+export class IcebergFormatError extends ThundError {
+  constructor(message: string, options: ThundErrorOptions = {}) {
+    super('ICEBERG_FORMAT', message, options);
+  }
+}
+
+/** A commit requirement did not hold against the current table state (retry after refresh). */
+export class CommitConflictError extends ThundError {
+  constructor(message: string, options: ThundErrorOptions = {}) {
+    super('COMMIT_CONFLICT', message, { ...options, retryable: true });
+  }
+}
+
+/** The commit outcome is unknown (5xx, timeout): never clean up files, reload and look. */
+export class CommitStateUnknownError extends ThundError {
+  constructor(message: string, options: ThundErrorOptions = {}) {
+    super('COMMIT_STATE_UNKNOWN', message, options);
+  }
+}
+
+export class NoSuchTableError extends ThundError {
+  constructor(message: string, options: ThundErrorOptions = {}) {
+    super('NO_SUCH_TABLE', message, options);
+  }
+}
+
+export class NoSuchNamespaceError extends ThundError {
+  constructor(message: string, options: ThundErrorOptions = {}) {
+    super('NO_SUCH_NAMESPACE', message, options);
+  }
+}
+
+export class AlreadyExistsError extends ThundError {
+  constructor(message: string, options: ThundErrorOptions = {}) {
+    super('ALREADY_EXISTS', message, options);
+  }
+}
+
+/** Reading or writing bytes failed (file system, object store). */
+export class StorageError extends ThundError {
+  constructor(message: string, options: ThundErrorOptions = {}) {
+    super('STORAGE', message, options);
+  }
+}
+
+/** A pipeline flow failed while running (SQL error, bad source data). */
+export class FlowError extends ThundError {
+  constructor(message: string, options: ThundErrorOptions = {}) {
+    super('FLOW_FAILED', message, options);
+  }
+}
+
+/** The table exists with a schema that the pipeline's output cannot be written into. */
+export class SchemaMismatchError extends ThundError {
+  constructor(message: string, options: ThundErrorOptions = {}) {
+    super('SCHEMA_MISMATCH', message, options);
+  }
+}
