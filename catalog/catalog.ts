@@ -39,6 +39,13 @@ export interface Catalog {
   loadTable(identifier: TableIdentifier): Promise<LoadedTable>;
   createTable(identifier: TableIdentifier, request: CreateTableRequest): Promise<LoadedTable>;
   /**
+   * Metadata for a table that does not exist yet, at the catalog's default location, persisted
+   * nowhere (REST stage-create). The caller writes data against it and creates the table with
+   * its first snapshot in one step: commitTable with `assert-create` and the create updates
+   * (updatesForCreate) followed by the snapshot updates.
+   */
+  stageCreateTable(identifier: TableIdentifier, request: CreateTableRequest): Promise<TableMetadata>;
+  /**
    * Atomically checks `requirements` against the current metadata and applies `updates`.
    * Throws CommitConflictError when a requirement fails (refresh and retry),
    * CommitStateUnknownError when the outcome cannot be known.

@@ -44,6 +44,13 @@ export interface Snapshot {
   readonly schemaId?: number;
   readonly firstRowId?: bigint;
   readonly addedRows?: bigint;
+  /** v3: id of the encryption key (in `encryptionKeys`) that protects the manifest list. */
+  readonly keyId?: string;
+  /**
+   * v1 legacy only: manifest paths listed inline instead of a manifest list. `manifestList` is
+   * then the empty string.
+   */
+  readonly manifests?: readonly string[];
 }
 
 export interface SnapshotRef {
@@ -90,6 +97,8 @@ export interface TableMetadata {
   readonly partitionStatistics: readonly unknown[];
   /** v3 only. */
   readonly nextRowId?: bigint;
+  /** v3 `encryption-keys`, kept verbatim (wire objects) so a rewrite never drops them. */
+  readonly encryptionKeys?: readonly unknown[];
 }
 
 export const MAIN_BRANCH = 'main';

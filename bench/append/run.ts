@@ -1,0 +1,71 @@
+/**
+ * bench/append: 5M rows of Parquet appended to an Iceberg table by `runPipeline`, beside a raw
+ * DuckDB `COPY … TO parquet` of the same rows in the same process. Prints rows/s for both, the
+ * ratio (goal >= 0.7) and peak RSS.
+ *
+ *   npm run bench:append [-- --rows 5000000]
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { DuckDbSession, quoteLiteral } from '../../src/duckdb/session.js';
+import { runPipeline } from '../../src/engine/run-pipeline.js';
+import { loadPipelineSpec } from '../../src/pipeline/spec.js';
+import { openEmbeddedCatalog } from '../../src/app/embedded-catalog.js';
+
+const { values } = parseArgs({ options: { rows: { type: 'string', default: '5000000' } } });
+const rows = Number(values.rows);
+const work = await mkdtemp(join(tmpdir(), 'thund-bench-append-'));
+const input = join(work, 'input.parquet');
+
+const session = await DuckDbSession.open();
+await session.run(
+  `COPY (SELECT range AS order_id,
+                CASE WHEN range % 17 = 0 THEN NULL ELSE 'customer-' || (range % 100000) END AS customer,
+                ((range * 7919) % 1000000) / 100.0 :: DECIMAL(12,2) AS amount,
+                TIMESTAMPTZ '2024-01-01 00:00:00+00' + to_seconds(range) AS ordered_at,
+                (range % 3 = 0) AS priority
+         FROM range(${rows}))
+   TO ${quoteLiteral(input)} (FORMAT parquet)`,
+);
+
+const referenceOut = join(work, 'reference.parquet');
+const referenceStart = performance.now();
+await session.run(`COPY (SELECT * FROM read_parquet(${quoteLiteral(input)})) TO ${quoteLiteral(referenceOut)} (FORMAT parquet, COMPRESSION zstd)`);
+const referenceSeconds = (performance.now() - referenceStart) / 1000;
+session.close();
+
+const specPath = join(work, 'pipeline.yaml');
+await writeFile(
+  specPath,
+  `pipeline: bench-append
+sources:
+  orders:
+    format: parquet
+    path: input.parquet
+tables:
+  bench.orders:
+    mode: append
+flows:
+  load_orders:
+    target: bench.orders
+    sql: SELECT * FROM orders
+`,
+);
+const spec = await loadPipelineSpec(specPath);
+const { catalog, io } = openEmbeddedCatalog({ warehouse: join(work, 'warehouse') });
+const thundStart = performance.now();
+const [result] = await runPipeline({ spec, catalog, io });
+const thundSeconds = (performance.now() - thundStart) / 1000;
+await catalog.close();
+
+const referenceRate = rows / referenceSeconds;
+const thundRate = rows / thundSeconds;
+const format = (n: number): string => Math.round(n).toLocaleString('en-US');
+console.log(`rows                      ${format(rows)}`);
+console.log(`raw DuckDB COPY           ${referenceSeconds.toFixed(2)} s  ${format(referenceRate)} rows/s`);
+console.log(`thund append (Iceberg)    ${thundSeconds.toFixed(2)} s  ${format(thundRate)} rows/s  (${result?.dataFiles.length ?? 0} data files, snapshot ${result?.snapshot.snapshotId})`);
+console.log(`ratio thund / raw COPY    ${(thundRate / referenceRate).toFixed(2)}  (goal >= 0.70)`);
+console.log(`peak RSS                  ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
+await rm(work, { recursive: true, force: true });

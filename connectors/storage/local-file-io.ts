@@ -1,0 +1,181 @@
+/**
+ * FileIO on the local file system for `file:` locations and absolute paths.
+ *
+ * Iceberg locations are opaque strings that engines concatenate and hand to their file systems
+ * without URL-decoding (pyiceberg takes the URI path as is; Hadoop's Path quotes '%'), so a
+ * space or '%' in a directory name appears verbatim in the location. toFileUri/fromFileUri
+ * follow that convention instead of RFC 8089 percent-encoding: a table written under
+ * "/data/my dir" is found at the same path by every engine.
+ */
+import { randomUUID } from 'node:crypto';
+import { constants as fsConstants } from 'node:fs';
+import { copyFile, link, mkdir, open, readFile, stat, unlink } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join } from 'node:path';
+import { InvalidInputError, StorageError } from '../../src/errors.js';
+import type { FileIO } from '../../src/iceberg/file-io.js';
+
+/** `/abs/path` → `file:///abs/path` (characters kept verbatim, see the module comment). */
+export function toFileUri(absPath: string): string {
+  if (!isAbsolute(absPath)) {
+    throw new InvalidInputError(`Cannot make a file URI from relative path "${absPath}"`, {
+      context: { path: absPath },
+    });
+  }
+  return `file://${absPath}`;
+}
+
+/**
+ * `file:///abs`, `file://localhost/abs`, `file:/abs` (Hadoop's form) or a bare absolute path
+ * → the absolute local path.
+ */
+export function fromFileUri(uri: string): string {
+  let path: string;
+  if (uri.startsWith('file://')) {
+    const rest = uri.slice('file://'.length);
+    if (rest.startsWith('/')) path = rest;
+    else if (rest.startsWith('localhost/')) path = rest.slice('localhost'.length);
+    else {
+      throw new InvalidInputError(`File URI "${uri}" names a remote host; only local files are supported`, {
+        context: { location: uri },
+      });
+    }
+  } else if (uri.startsWith('file:')) {
+    path = uri.slice('file:'.length);
+  } else {
+    path = uri;
+  }
+  if (!isAbsolute(path)) {
+    throw new InvalidInputError(`Location "${uri}" is neither a file: URI nor an absolute path`, {
+      context: { location: uri },
+    });
+  }
+  return path;
+}
+
+/** True for locations LocalFileIO serves. */
+export function isLocalLocation(location: string): boolean {
+  return location.startsWith('file:') || isAbsolute(location);
+}
+
+export class LocalFileIO implements FileIO {
+  async read(location: string): Promise<Uint8Array> {
+    const path = pathOf(location);
+    try {
+      const buffer = await readFile(path);
+      return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+    } catch (error) {
+      throw storageError('read', location, error);
+    }
+  }
+
+  /**
+   * Writes the bytes to a temporary file beside the target, then hard-links it into place:
+   * link() fails when the target exists, so a metadata file is never overwritten and never
+   * visible half-written.
+   */
+  async writeNew(location: string, bytes: Uint8Array): Promise<void> {
+    const path = pathOf(location);
+    const dir = dirname(path);
+    const temp = join(dir, `.${basename(path)}.${randomUUID()}.tmp`);
+    try {
+      await mkdir(dir, { recursive: true });
+      const handle = await open(temp, 'wx');
+      try {
+        await handle.writeFile(bytes);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await publish(temp, path);
+    } catch (error) {
+      if (errnoCode(error) === 'EEXIST') {
+        throw new StorageError(`Cannot write ${location}: the file already exists`, {
+          cause: error,
+          context: { location, reason: 'already-exists' },
+        });
+      }
+      throw storageError('write', location, error);
+    } finally {
+      await unlink(temp).catch(() => undefined);
+    }
+  }
+
+  async exists(location: string): Promise<boolean> {
+    const path = pathOf(location);
+    try {
+      await stat(path);
+      return true;
+    } catch (error) {
+      if (errnoCode(error) === 'ENOENT' || errnoCode(error) === 'ENOTDIR') return false;
+      throw storageError('stat', location, error);
+    }
+  }
+
+  async length(location: string): Promise<bigint> {
+    const path = pathOf(location);
+    try {
+      return (await stat(path, { bigint: true })).size;
+    } catch (error) {
+      throw storageError('stat', location, error);
+    }
+  }
+
+  /** Deleting a file that is already gone succeeds (as Hadoop's FileIO does). */
+  async delete(location: string): Promise<void> {
+    const path = pathOf(location);
+    try {
+      await unlink(path);
+    } catch (error) {
+      if (errnoCode(error) === 'ENOENT') return;
+      throw storageError('delete', location, error);
+    }
+  }
+
+  localPathFor(location: string): string | undefined {
+    if (!isLocalLocation(location)) return undefined;
+    try {
+      return fromFileUri(location);
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+function pathOf(location: string): string {
+  try {
+    return fromFileUri(location);
+  } catch (error) {
+    throw new StorageError(`LocalFileIO cannot serve ${location}: not a local file location`, {
+      cause: error,
+      context: { location, reason: 'unsupported-location' },
+    });
+  }
+}
+
+/** link() where the file system supports hard links; an exclusive copy where it does not. */
+async function publish(temp: string, target: string): Promise<void> {
+  try {
+    await link(temp, target);
+  } catch (error) {
+    const code = errnoCode(error);
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'EXDEV') throw error;
+    await copyFile(temp, target, fsConstants.COPYFILE_EXCL);
+  }
+}
+
+function errnoCode(error: unknown): string | undefined {
+  if (typeof error === 'object' && error !== null && 'code' in error) {
+    const code = (error as { code: unknown }).code;
+    return typeof code === 'string' ? code : undefined;
+  }
+  return undefined;
+}
+
+function storageError(operation: string, location: string, error: unknown): StorageError {
+  const code = errnoCode(error);
+  const detail = code === 'ENOENT' ? 'no such file' : error instanceof Error ? error.message : String(error);
+  return new StorageError(`Cannot ${operation} ${location}: ${detail}`, {
+    cause: error,
+    context: { location, operation, errno: code, reason: code === 'ENOENT' ? 'not-found' : undefined },
+  });
+}

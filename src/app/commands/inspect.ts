@@ -1,0 +1,77 @@
+/**
+ * `thund inspect <namespace.table>`: snapshots, current summary, live data files, row count.
+ */
+import { relative } from 'node:path';
+import { formatIdentifier, type TableIdentifier } from '../../../catalog/catalog.js';
+import { fromFileUri } from '../../../connectors/storage/local-file-io.js';
+import { InvalidInputError } from '../../errors.js';
+import { stringifyJson } from '../../iceberg/json.js';
+import { liveDataFiles } from '../../table/scan.js';
+import { openEmbeddedCatalog, type EmbeddedCatalogOptions } from '../embedded-catalog.js';
+
+export function parseTableName(text: string): TableIdentifier {
+  const parts = text.split('.');
+  if (parts.length < 2 || parts.some((part) => part === '')) {
+    throw new InvalidInputError(`"${text}" is not a table name: write namespace.table, e.g. lake.orders`, { context: { table: text } });
+  }
+  return { namespace: parts.slice(0, -1), name: parts[parts.length - 1] as string };
+}
+
+export async function inspectCommand(
+  tableName: string,
+  options: EmbeddedCatalogOptions & { json?: boolean },
+  print: (line: string) => void,
+): Promise<void> {
+  const identifier = parseTableName(tableName);
+  const { catalog, io, warehousePath } = openEmbeddedCatalog(options);
+  try {
+    const table = await catalog.loadTable(identifier);
+    const { metadata } = table;
+    const files = await liveDataFiles(io, metadata);
+    const rowCount = files.reduce((total, file) => total + file.recordCount, 0n);
+    const report = {
+      table: formatIdentifier(identifier),
+      location: metadata.location,
+      metadataLocation: table.metadataLocation,
+      formatVersion: metadata.formatVersion,
+      tableUuid: metadata.tableUuid,
+      currentSnapshotId: metadata.currentSnapshotId ?? null,
+      rowCount,
+      snapshots: metadata.snapshots.map((snapshot) => ({
+        snapshotId: snapshot.snapshotId,
+        parentSnapshotId: snapshot.parentSnapshotId ?? null,
+        sequenceNumber: snapshot.sequenceNumber,
+        timestamp: new Date(Number(snapshot.timestampMs)).toISOString(),
+        summary: snapshot.summary,
+      })),
+      dataFiles: files.map((file) => ({ path: file.filePath, recordCount: file.recordCount, fileSizeInBytes: file.fileSizeInBytes })),
+    };
+    if (options.json === true) {
+      print(stringifyJson(report, 2));
+      return;
+    }
+    print(`table        ${report.table}  (format v${report.formatVersion}, uuid ${report.tableUuid})`);
+    print(`location     ${report.location}`);
+    print(`metadata     ${report.metadataLocation}`);
+    print(`rows         ${rowCount}`);
+    print(`snapshots    ${report.snapshots.length}`);
+    for (const snapshot of report.snapshots) {
+      const s = snapshot.summary;
+      const current = snapshot.snapshotId === metadata.currentSnapshotId ? ' (current)' : '';
+      print(
+        `  ${snapshot.snapshotId}${current}  seq ${snapshot.sequenceNumber}  ${snapshot.timestamp}  ${s.operation}  ` +
+          `+${s['added-records'] ?? 0} rows / +${s['added-data-files'] ?? 0} files` +
+          (s['deleted-records'] === undefined ? '' : `, -${s['deleted-records']} rows`) +
+          `  total ${s['total-records'] ?? '?'} rows in ${s['total-data-files'] ?? '?'} files`,
+      );
+    }
+    print(`data files   ${files.length}`);
+    for (const file of files) {
+      const local = fromFileUri(file.filePath);
+      const shown = local === undefined ? file.filePath : relative(warehousePath, local);
+      print(`  ${shown}  ${file.recordCount} rows  ${file.fileSizeInBytes} bytes`);
+    }
+  } finally {
+    await catalog.close();
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * One in-process DuckDB database per run. All compute goes through here, so errors come back
+ * as typed errors and SQL text is quoted in one place.
+ */
+import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+
+export type Row = Record<string, unknown>;
+
+export class DuckDbSession {
+  private constructor(
+    private readonly instance: DuckDBInstance,
+    readonly connection: DuckDBConnection,
+  ) {}
+
+  static async open(options: { threads?: number; memoryLimit?: string } = {}): Promise<DuckDbSession> {
+    const config: Record<string, string> = {};
+    if (options.threads !== undefined) config['threads'] = String(options.threads);
+    if (options.memoryLimit !== undefined) config['memory_limit'] = options.memoryLimit;
+    const instance = await DuckDBInstance.create(':memory:', config);
+    return new DuckDbSession(instance, await instance.connect());
+  }
+
+  async run(sql: string): Promise<void> {
+    await this.connection.run(sql);
+  }
+
+  /** Rows as JSON-safe objects (bigints and decimals as strings, nested values as objects). */
+  async queryJson(sql: string): Promise<Row[]> {
+    const reader = await this.connection.runAndReadAll(sql);
+    return reader.getRowObjectsJson() as Row[];
+  }
+
+  close(): void {
+    this.connection.closeSync();
+    this.instance.closeSync();
+  }
+}
+
+export function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+export function quoteLiteral(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}
+
+/** DuckDB's message without the "Error: " noise, for embedding in our own errors. */
+export function duckDbMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

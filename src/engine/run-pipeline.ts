@@ -1,0 +1,51 @@
+/**
+ * The native backend's entry point for a batch pipeline: one DuckDB session, every source
+ * registered as a view, each flow run into its target table.
+ */
+import type { Catalog } from '../../catalog/catalog.js';
+import { DuckDbSession } from '../duckdb/session.js';
+import type { FileIO } from '../iceberg/file-io.js';
+import type { PipelineSpec } from '../pipeline/spec.js';
+import { registerParquetSource } from './sources.js';
+import { runFlow, type FlowRunResult } from './run-flow.js';
+import { THUND_VERSION } from '../version.js';
+
+export interface PipelineRunRequest {
+  readonly spec: PipelineSpec;
+  readonly catalog: Catalog;
+  readonly io: FileIO;
+}
+
+export async function runPipeline(request: PipelineRunRequest): Promise<FlowRunResult[]> {
+  const { spec } = request;
+  const session = await DuckDbSession.open();
+  try {
+    for (const source of spec.sources) await registerParquetSource(session, source.name, source);
+    const results: FlowRunResult[] = [];
+    for (const flow of spec.flows) {
+      const table = spec.tables.find((candidate) => candidate.key === flow.target);
+      if (table === undefined) throw new Error(`unreachable: flow target ${flow.target} was validated`);
+      results.push(
+        await runFlow({
+          session,
+          catalog: request.catalog,
+          io: request.io,
+          flowName: flow.name,
+          sql: flow.sql,
+          target: table.identifier,
+          mode: table.mode,
+          tableProperties: table.properties,
+          summaryProperties: {
+            'engine-name': 'thund',
+            'engine-version': THUND_VERSION,
+            'thund.pipeline': spec.name,
+            'thund.flow': flow.name,
+          },
+        }),
+      );
+    }
+    return results;
+  } finally {
+    session.close();
+  }
+}

@@ -1,0 +1,371 @@
+/**
+ * DuckDB logical types (as DESCRIBE prints them) ⇄ Iceberg types, and the FIELD_IDS option of
+ * DuckDB's Parquet COPY that stamps Iceberg field ids on every Parquet schema element.
+ */
+import { IcebergFormatError, InvalidInputError } from '../errors.js';
+import type { UnassignedField, UnassignedType } from './schema.js';
+import type { IcebergType, NestedField } from './types.js';
+
+/** A parsed DuckDB type. */
+export type DuckDbTypeNode =
+  | { readonly t: 'named'; readonly name: string; readonly params: readonly string[] }
+  | { readonly t: 'struct'; readonly name: 'STRUCT' | 'UNION'; readonly fields: readonly DuckDbFieldNode[] }
+  | { readonly t: 'map'; readonly key: DuckDbTypeNode; readonly value: DuckDbTypeNode }
+  | { readonly t: 'list'; readonly element: DuckDbTypeNode; readonly size?: number };
+
+export interface DuckDbFieldNode {
+  readonly name: string;
+  readonly type: DuckDbTypeNode;
+}
+
+class TypeTextParser {
+  private pos = 0;
+  constructor(private readonly text: string) {}
+
+  private fail(message: string): never {
+    throw new InvalidInputError(`cannot parse DuckDB type "${this.text}": ${message} at offset ${this.pos}`, {
+      context: { type: this.text, offset: this.pos },
+    });
+  }
+
+  private skipSpace(): void {
+    while (this.pos < this.text.length && /\s/.test(this.text[this.pos] as string)) this.pos++;
+  }
+
+  private peek(): string | undefined {
+    this.skipSpace();
+    return this.text[this.pos];
+  }
+
+  private expect(ch: string): void {
+    if (this.peek() !== ch) this.fail(`expected "${ch}"`);
+    this.pos++;
+  }
+
+  parseAll(): DuckDbTypeNode {
+    const node = this.parseType();
+    if (this.peek() !== undefined) this.fail('unexpected trailing text');
+    return node;
+  }
+
+  /** A quoted ("…" with "" escapes) or bare identifier. */
+  private parseName(): string {
+    this.skipSpace();
+    if (this.text[this.pos] === '"') {
+      let out = '';
+      this.pos++;
+      for (;;) {
+        const ch = this.text[this.pos];
+        if (ch === undefined) this.fail('unterminated quoted name');
+        if (ch === '"') {
+          if (this.text[this.pos + 1] === '"') {
+            out += '"';
+            this.pos += 2;
+            continue;
+          }
+          this.pos++;
+          return out;
+        }
+        out += ch;
+        this.pos++;
+      }
+    }
+    const start = this.pos;
+    while (this.pos < this.text.length && !/[\s(),[\]]/.test(this.text[this.pos] as string)) this.pos++;
+    if (start === this.pos) this.fail('expected a name');
+    return this.text.slice(start, this.pos);
+  }
+
+  /** Raw text of balanced parentheses (respecting '…' and "…" literals), split at top-level commas. */
+  private rawParams(): string[] {
+    this.expect('(');
+    const params: string[] = [];
+    let depth = 0;
+    let current = '';
+    for (;;) {
+      const ch = this.text[this.pos];
+      if (ch === undefined) this.fail('unbalanced parentheses');
+      if (ch === "'" || ch === '"') {
+        const end = this.literalEnd(this.pos);
+        current += this.text.slice(this.pos, end);
+        this.pos = end;
+        continue;
+      }
+      this.pos++;
+      if (ch === '(') depth++;
+      else if (ch === ')') {
+        if (depth === 0) break;
+        depth--;
+      } else if (ch === ',' && depth === 0) {
+        params.push(current.trim());
+        current = '';
+        continue;
+      }
+      current += ch;
+    }
+    params.push(current.trim());
+    return params;
+  }
+
+  private literalEnd(start: number): number {
+    const quote = this.text[start];
+    let i = start + 1;
+    for (;;) {
+      if (i >= this.text.length) this.fail('unterminated literal');
+      if (this.text[i] === quote) {
+        if (this.text[i + 1] === quote) i += 2;
+        else return i + 1;
+      } else i++;
+    }
+  }
+
+  private parseFields(): DuckDbFieldNode[] {
+    this.expect('(');
+    const fields: DuckDbFieldNode[] = [];
+    for (;;) {
+      const name = this.parseName();
+      const type = this.parseType();
+      fields.push({ name, type });
+      const ch = this.peek();
+      this.pos++;
+      if (ch === ')') return fields;
+      if (ch !== ',') this.fail('expected "," or ")" in field list');
+    }
+  }
+
+  parseType(): DuckDbTypeNode {
+    this.skipSpace();
+    // Base name: words up to a delimiter ("TIMESTAMP WITH TIME ZONE" is one name).
+    const start = this.pos;
+    while (this.pos < this.text.length && !/[(),[\]]/.test(this.text[this.pos] as string)) this.pos++;
+    const name = this.text.slice(start, this.pos).trim().replace(/\s+/g, ' ').toUpperCase();
+    if (name === '') this.fail('expected a type name');
+    let node: DuckDbTypeNode;
+    if ((name === 'STRUCT' || name === 'ROW' || name === 'UNION') && this.peek() === '(') {
+      node = { t: 'struct', name: name === 'UNION' ? 'UNION' : 'STRUCT', fields: this.parseFields() };
+    } else if (name === 'MAP' && this.peek() === '(') {
+      this.expect('(');
+      const key = this.parseType();
+      this.expect(',');
+      const value = this.parseType();
+      this.expect(')');
+      node = { t: 'map', key, value };
+    } else if (this.peek() === '(') {
+      node = { t: 'named', name, params: this.rawParams() };
+    } else {
+      node = { t: 'named', name, params: [] };
+    }
+    while (this.peek() === '[') {
+      this.pos++;
+      this.skipSpace();
+      const digits = /^\d*/.exec(this.text.slice(this.pos))?.[0] ?? '';
+      this.pos += digits.length;
+      this.expect(']');
+      node = digits === '' ? { t: 'list', element: node } : { t: 'list', element: node, size: Number(digits) };
+    }
+    return node;
+  }
+}
+
+export function parseDuckDbType(text: string): DuckDbTypeNode {
+  return new TypeTextParser(text).parseAll();
+}
+
+const SIMPLE: Readonly<Record<string, UnassignedType>> = {
+  BOOLEAN: { kind: 'boolean' },
+  BOOL: { kind: 'boolean' },
+  TINYINT: { kind: 'int' },
+  SMALLINT: { kind: 'int' },
+  INTEGER: { kind: 'int' },
+  INT: { kind: 'int' },
+  INT4: { kind: 'int' },
+  UTINYINT: { kind: 'int' },
+  USMALLINT: { kind: 'int' },
+  BIGINT: { kind: 'long' },
+  INT8: { kind: 'long' },
+  UINTEGER: { kind: 'long' },
+  FLOAT: { kind: 'float' },
+  REAL: { kind: 'float' },
+  FLOAT4: { kind: 'float' },
+  DOUBLE: { kind: 'double' },
+  FLOAT8: { kind: 'double' },
+  DATE: { kind: 'date' },
+  TIME: { kind: 'time' },
+  TIMESTAMP: { kind: 'timestamp' },
+  DATETIME: { kind: 'timestamp' },
+  TIMESTAMP_MS: { kind: 'timestamp' },
+  TIMESTAMP_S: { kind: 'timestamp' },
+  TIMESTAMP_US: { kind: 'timestamp' },
+  'TIMESTAMP WITH TIME ZONE': { kind: 'timestamptz' },
+  TIMESTAMPTZ: { kind: 'timestamptz' },
+  TIMESTAMP_NS: { kind: 'timestamp_ns' },
+  VARCHAR: { kind: 'string' },
+  TEXT: { kind: 'string' },
+  STRING: { kind: 'string' },
+  JSON: { kind: 'string' },
+  ENUM: { kind: 'string' },
+  UUID: { kind: 'uuid' },
+  BLOB: { kind: 'binary' },
+  BYTEA: { kind: 'binary' },
+};
+
+const WHY_NOT: Readonly<Record<string, string>> = {
+  UBIGINT: 'unsigned 64-bit values do not fit Iceberg long; CAST to DECIMAL(20,0) or BIGINT',
+  HUGEINT: '128-bit integers have no Iceberg type; CAST to DECIMAL(38,0) or BIGINT',
+  UHUGEINT: '128-bit integers have no Iceberg type; CAST to DECIMAL(38,0)',
+  INTERVAL: 'Iceberg has no interval type',
+  BIT: 'Iceberg has no bit-string type; CAST to BLOB or VARCHAR',
+  'TIME WITH TIME ZONE': 'Iceberg time has no zone; CAST to TIME',
+  UNION: 'Iceberg has no union type',
+  NULL: 'the column has no type (only NULLs); CAST it to a concrete type',
+};
+
+function convert(node: DuckDbTypeNode, column: string, text: string): UnassignedType {
+  const reject = (why: string): never => {
+    throw new InvalidInputError(`column "${column}" has DuckDB type ${text}, which Iceberg cannot store: ${why}`, {
+      context: { column, duckdbType: text },
+    });
+  };
+  switch (node.t) {
+    case 'struct':
+      if (node.name === 'UNION') return reject(WHY_NOT['UNION'] as string);
+      return {
+        kind: 'struct',
+        fields: node.fields.map((f) => ({
+          name: f.name,
+          required: false,
+          type: convert(f.type, `${column}.${f.name}`, text),
+        })),
+      };
+    case 'map':
+      return {
+        kind: 'map',
+        key: convert(node.key, `${column}.key`, text),
+        valueRequired: false,
+        value: convert(node.value, `${column}.value`, text),
+      };
+    case 'list':
+      if (node.size !== undefined) return reject('fixed-size ARRAY types are not supported; CAST to a list (X[])');
+      return { kind: 'list', elementRequired: false, element: convert(node.element, `${column}.element`, text) };
+    case 'named': {
+      if (node.name === 'DECIMAL' || node.name === 'NUMERIC') {
+        const [p, s] = node.params.length === 0 ? ['18', '3'] : node.params;
+        const precision = Number(p);
+        const scale = Number(s ?? '0');
+        if (!Number.isInteger(precision) || !Number.isInteger(scale) || precision < 1 || precision > 38) {
+          return reject('bad decimal precision/scale');
+        }
+        return { kind: 'decimal', precision, scale };
+      }
+      const simple = SIMPLE[node.name];
+      if (simple !== undefined) return simple;
+      return reject(WHY_NOT[node.name] ?? 'no matching Iceberg type');
+    }
+  }
+}
+
+/** Map one DuckDB type (DESCRIBE text) to an Iceberg type; errors name the column. */
+export function duckDbTypeToIceberg(typeText: string, column: string): UnassignedType {
+  return convert(parseDuckDbType(typeText), column, typeText);
+}
+
+export interface DuckDbColumn {
+  readonly name: string;
+  readonly type: string;
+  /** DESCRIBE's `null` column: false means NOT NULL, which becomes a required Iceberg field. */
+  readonly nullable?: boolean;
+}
+
+/** DESCRIBE rows → Iceberg fields without ids (feed them to assignFreshIds). */
+export function duckDbColumnsToFields(columns: readonly DuckDbColumn[]): UnassignedField[] {
+  return columns.map((c) => ({
+    name: c.name,
+    required: c.nullable === false,
+    type: duckDbTypeToIceberg(c.type, c.name),
+  }));
+}
+
+export function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** The DuckDB type to CAST to before writing a column of Iceberg type `t`. */
+export function icebergToDuckDbType(t: IcebergType | UnassignedType): string {
+  switch (t.kind) {
+    case 'boolean':
+      return 'BOOLEAN';
+    case 'int':
+      return 'INTEGER';
+    case 'long':
+      return 'BIGINT';
+    case 'float':
+      return 'FLOAT';
+    case 'double':
+      return 'DOUBLE';
+    case 'decimal':
+      return `DECIMAL(${t.precision},${t.scale})`;
+    case 'date':
+      return 'DATE';
+    case 'time':
+      return 'TIME';
+    case 'timestamp':
+      return 'TIMESTAMP';
+    case 'timestamptz':
+      return 'TIMESTAMP WITH TIME ZONE';
+    case 'timestamp_ns':
+      return 'TIMESTAMP_NS';
+    case 'string':
+      return 'VARCHAR';
+    case 'uuid':
+      return 'UUID';
+    case 'binary':
+    case 'fixed':
+      // DuckDB has no fixed-length binary; the Parquet column is BYTE_ARRAY.
+      return 'BLOB';
+    case 'struct':
+      return `STRUCT(${t.fields.map((f) => `${quoteIdentifier(f.name)} ${icebergToDuckDbType(f.type)}`).join(', ')})`;
+    case 'list':
+      return `${icebergToDuckDbType(t.element)}[]`;
+    case 'map':
+      return `MAP(${icebergToDuckDbType(t.key)}, ${icebergToDuckDbType(t.value)})`;
+    case 'timestamptz_ns':
+      throw new IcebergFormatError('DuckDB has no nanosecond timestamp with time zone; cannot write timestamptz_ns', {
+        context: { type: t.kind },
+      });
+    case 'unknown':
+      throw new IcebergFormatError('columns of type unknown are never written to data files', {
+        context: { type: t.kind },
+      });
+  }
+}
+
+function idsForType(t: IcebergType): string | undefined {
+  switch (t.kind) {
+    case 'struct':
+      return t.fields
+        .filter((f) => f.type.kind !== 'unknown')
+        .map((f) => fieldEntry(f.name, f.id, f.type))
+        .join(', ');
+    case 'list':
+      return fieldEntry('element', t.elementId, t.element);
+    case 'map':
+      return `${fieldEntry('key', t.keyId, t.key)}, ${fieldEntry('value', t.valueId, t.value)}`;
+    default:
+      return undefined;
+  }
+}
+
+function fieldEntry(name: string, id: number, type: IcebergType): string {
+  const nested = idsForType(type);
+  const key = quoteIdentifier(name);
+  return nested === undefined ? `${key}: ${id}` : `${key}: {__duckdb_field_id: ${id}, ${nested}}`;
+}
+
+/**
+ * DuckDB's COPY option stamping Iceberg ids on the Parquet schema, e.g.
+ * `FIELD_IDS {"id": 1, "st": {__duckdb_field_id: 2, "x": 4}, "li": {__duckdb_field_id: 3, "element": 5}}`.
+ * Columns of type unknown are skipped (they are never written).
+ */
+export function fieldIdsClause(schema: { readonly fields: readonly NestedField[] }): string {
+  return `FIELD_IDS {${idsForType({ kind: 'struct', fields: schema.fields })}}`;
+}

@@ -1,0 +1,179 @@
+/**
+ * Produces one snapshot (append or full overwrite) and commits it through the catalog with
+ * optimistic concurrency (spec §7.1): the snapshot id and the manifest of added files are fixed
+ * across attempts; a 409 refreshes the base and rebuilds only the manifest list; an unknown
+ * outcome never deletes anything and looks for our snapshot id before giving up.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Catalog, LoadedTable, TableIdentifier } from '../../catalog/catalog.js';
+import { formatIdentifier } from '../../catalog/catalog.js';
+import { CommitConflictError, CommitStateUnknownError } from '../errors.js';
+import type { DataFile, ManifestFile } from '../iceberg/data-file.js';
+import type { FileIO } from '../iceberg/file-io.js';
+import { writeManifestList } from '../iceberg/manifest-list.js';
+import { updatesForCreate } from '../iceberg/metadata-builder.js';
+import type { TableRequirement } from '../iceberg/requirements.js';
+import { newSnapshotId } from '../iceberg/snapshot-id.js';
+import { MAIN_BRANCH, type Snapshot, type TableMetadata } from '../iceberg/table-metadata.js';
+import type { TableUpdate } from '../iceberg/updates.js';
+import { manifestListLocation } from './locations.js';
+import { manifestsOf } from './scan.js';
+import { settle, writeAddedManifest, type PendingManifest } from './pending-manifests.js';
+import { backoffMs, retryPolicy } from './retry-policy.js';
+import { planOverwrite, summaryFor, type RemovedSet } from './snapshot-changes.js';
+
+export type WriteMode = 'append' | 'overwrite';
+
+export interface SnapshotCommitRequest {
+  readonly catalog: Catalog;
+  readonly identifier: TableIdentifier;
+  /** The table as loaded; for a table this commit creates, its staged metadata (`create: true`). */
+  readonly base: { readonly metadata: TableMetadata; readonly io: FileIO; readonly create: boolean };
+  readonly mode: WriteMode;
+  readonly addedFiles: readonly DataFile[];
+  /** Extra snapshot summary properties (engine name, source positions, …). */
+  readonly summaryProperties?: Readonly<Record<string, string>>;
+}
+
+export interface SnapshotCommitResult {
+  readonly table: LoadedTable;
+  readonly snapshot: Snapshot;
+  readonly attempts: number;
+}
+
+export async function commitSnapshot(request: SnapshotCommitRequest): Promise<SnapshotCommitResult> {
+  const { io } = request.base;
+  let metadata = request.base.metadata;
+  const snapshotId = newSnapshotId(metadata.snapshots.map((snapshot) => snapshot.snapshotId));
+  const commitId = randomUUID();
+  const context = { io, metadata, snapshotId, commitId };
+  const written: string[] = [];
+  const added: PendingManifest[] = [];
+  if (request.addedFiles.length > 0) {
+    const manifest = await writeAddedManifest(context, request.addedFiles, 0);
+    added.push(manifest);
+    written.push(manifest.file.manifestPath);
+  }
+  const policy = retryPolicy(metadata.properties);
+  const started = Date.now();
+  const baseMainId = mainSnapshotId(metadata);
+  let removed: RemovedSet | undefined;
+  for (let attempt = 0; ; attempt += 1) {
+    const parent = mainSnapshot(metadata);
+    if (request.mode === 'overwrite') {
+      removed = await planOverwrite({ ...context, metadata }, parent, removed, written, attempt);
+    }
+    const sequenceNumber = metadata.lastSequenceNumber + 1n;
+    const manifests: ManifestFile[] = [
+      ...added.map((pending) => settle(pending, sequenceNumber)),
+      ...(removed?.manifests ?? []).map((pending) => settle(pending, sequenceNumber)),
+      ...(removed?.kept ?? (parent === undefined ? [] : await manifestsOf(io, parent))),
+    ];
+    const manifestList = manifestListLocation(metadata, snapshotId, attempt, commitId);
+    const firstRowId = metadata.formatVersion === 3 ? (metadata.nextRowId ?? 0n) : undefined;
+    const list = writeManifestList({
+      manifests,
+      snapshotId,
+      ...(parent === undefined ? {} : { parentSnapshotId: parent.snapshotId }),
+      sequenceNumber,
+      formatVersion: metadata.formatVersion === 3 ? 3 : 2,
+      ...(firstRowId === undefined ? {} : { firstRowId }),
+    });
+    await io.writeNew(manifestList, list.bytes);
+    written.push(manifestList);
+    const snapshot: Snapshot = {
+      snapshotId,
+      ...(parent === undefined ? {} : { parentSnapshotId: parent.snapshotId }),
+      sequenceNumber,
+      timestampMs: BigInt(Math.max(Date.now(), Number(metadata.lastUpdatedMs))),
+      manifestList,
+      summary: summaryFor(request.mode, request.addedFiles, removed, parent, request.summaryProperties),
+      schemaId: metadata.currentSchemaId,
+      ...(firstRowId === undefined ? {} : { firstRowId, addedRows: list.addedRows ?? 0n }),
+    };
+    try {
+      const table = await request.catalog.commitTable(
+        request.identifier,
+        requirementsFor(request.base.create, metadata),
+        [...(request.base.create ? updatesForCreate(metadata) : []), ...snapshotUpdates(snapshot)],
+      );
+      await deleteQuietly(io, written.filter((path) => path.includes('/snap-') && path !== manifestList));
+      return { table, snapshot, attempts: attempt + 1 };
+    } catch (error) {
+      if (error instanceof CommitStateUnknownError) {
+        const landed = await findCommitted(request, snapshotId);
+        if (landed !== undefined) return { table: landed, snapshot, attempts: attempt + 1 };
+        throw error;
+      }
+      const retry = attempt + 1;
+      const retryable = error instanceof CommitConflictError && !request.base.create;
+      if (!retryable || retry > policy.numRetries || Date.now() - started > policy.totalTimeoutMs) {
+        await deleteQuietly(io, written);
+        throw conflictMessage(request, error);
+      }
+      await sleep(backoffMs(policy, retry));
+      metadata = (await request.catalog.loadTable(request.identifier)).metadata;
+      if (metadata.tableUuid !== request.base.metadata.tableUuid) {
+        await deleteQuietly(io, written);
+        throw new CommitConflictError(`Table ${formatIdentifier(request.identifier)} was replaced by another table during the commit`, {
+          retryable: false,
+        });
+      }
+      if (request.mode === 'overwrite' && mainSnapshotId(metadata) !== baseMainId) {
+        await deleteQuietly(io, written);
+        throw new CommitConflictError(
+          `Table ${formatIdentifier(request.identifier)} changed while it was being overwritten; nothing was committed, run again`,
+          { retryable: false },
+        );
+      }
+    }
+  }
+}
+
+function requirementsFor(create: boolean, metadata: TableMetadata): TableRequirement[] {
+  if (create) return [{ type: 'assert-create' }];
+  return [
+    { type: 'assert-table-uuid', uuid: metadata.tableUuid },
+    { type: 'assert-ref-snapshot-id', ref: MAIN_BRANCH, snapshotId: mainSnapshotId(metadata) ?? null },
+  ];
+}
+
+function snapshotUpdates(snapshot: Snapshot): TableUpdate[] {
+  return [
+    { action: 'add-snapshot', snapshot },
+    { action: 'set-snapshot-ref', refName: MAIN_BRANCH, type: 'branch', snapshotId: snapshot.snapshotId },
+  ];
+}
+
+function mainSnapshotId(metadata: TableMetadata): bigint | undefined {
+  return metadata.refs.get(MAIN_BRANCH)?.snapshotId;
+}
+
+function mainSnapshot(metadata: TableMetadata): Snapshot | undefined {
+  const id = mainSnapshotId(metadata);
+  return id === undefined ? undefined : metadata.snapshots.find((snapshot) => snapshot.snapshotId === id);
+}
+
+async function findCommitted(request: SnapshotCommitRequest, snapshotId: bigint): Promise<LoadedTable | undefined> {
+  try {
+    const table = await request.catalog.loadTable(request.identifier);
+    return table.metadata.snapshots.some((snapshot) => snapshot.snapshotId === snapshotId) ? table : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function conflictMessage(request: SnapshotCommitRequest, error: unknown): unknown {
+  if (!(error instanceof CommitConflictError)) return error;
+  const what = request.base.create ? 'was created by another writer at the same time' : 'kept changing under concurrent commits';
+  return new CommitConflictError(
+    `Commit to ${formatIdentifier(request.identifier)} failed: the table ${what}; nothing was committed (${error.message})`,
+    { retryable: false, cause: error },
+  );
+}
+
+async function deleteQuietly(io: FileIO, locations: readonly string[]): Promise<void> {
+  await Promise.all(locations.map((location) => io.delete(location).catch(() => undefined)));
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,105 @@
+/**
+ * Writes manifests for a commit. ADDED entries inherit their sequence numbers, so the manifest of
+ * added files is written once and reused by every retry; only the manifest list is rewritten.
+ */
+import {
+  ManifestContent,
+  ManifestEntryStatus,
+  type DataFile,
+  type ManifestEntry,
+  type ManifestFile,
+} from '../iceberg/data-file.js';
+import type { FileIO } from '../iceberg/file-io.js';
+import { partitionType, writeManifest } from '../iceberg/manifest.js';
+import type { TableMetadata } from '../iceberg/table-metadata.js';
+import { schemaToJson } from '../iceberg/type-json.js';
+import { stringifyJson } from '../iceberg/json.js';
+import { IcebergFormatError } from '../errors.js';
+import { manifestLocation } from './locations.js';
+
+/** A manifest written by this commit whose sequence numbers are filled in per attempt. */
+export interface PendingManifest {
+  readonly file: Omit<ManifestFile, 'sequenceNumber' | 'minSequenceNumber'>;
+  /** Smallest explicit data sequence number among its live entries, if any. */
+  readonly minExplicitSequenceNumber?: bigint;
+}
+
+export interface ManifestWriteContext {
+  readonly io: FileIO;
+  readonly metadata: TableMetadata;
+  readonly snapshotId: bigint;
+  readonly commitId: string;
+}
+
+export async function writeAddedManifest(
+  context: ManifestWriteContext,
+  files: readonly DataFile[],
+  index: number,
+): Promise<PendingManifest> {
+  const entries: ManifestEntry[] = files.map((dataFile) => ({
+    status: ManifestEntryStatus.Added,
+    snapshotId: context.snapshotId,
+    sequenceNumber: null,
+    fileSequenceNumber: null,
+    dataFile,
+  }));
+  return writeEntries(context, entries, ManifestContent.Data, files[0]?.specId ?? context.metadata.defaultSpecId, index);
+}
+
+/** Entries that this commit removes, kept with their original sequence numbers (spec §3.3). */
+export async function writeDeletedManifest(
+  context: ManifestWriteContext,
+  removed: readonly ManifestEntry[],
+  content: ManifestContent,
+  specId: number,
+  index: number,
+): Promise<PendingManifest> {
+  const entries = removed.map((entry) => ({ ...entry, status: ManifestEntryStatus.Deleted, snapshotId: context.snapshotId }));
+  return writeEntries(context, entries, content, specId, index);
+}
+
+async function writeEntries(
+  context: ManifestWriteContext,
+  entries: ManifestEntry[],
+  content: ManifestContent,
+  specId: number,
+  index: number,
+): Promise<PendingManifest> {
+  const { metadata } = context;
+  const spec = metadata.partitionSpecs.find((candidate) => candidate.specId === specId);
+  const schema = metadata.schemas.find((candidate) => candidate.schemaId === metadata.currentSchemaId);
+  if (spec === undefined || schema === undefined) {
+    throw new IcebergFormatError(`Table metadata lacks partition spec ${specId} or its current schema`, {
+      context: { specId, schemaId: metadata.currentSchemaId },
+    });
+  }
+  const written = writeManifest({
+    entries,
+    spec,
+    partitionType: partitionType(spec, schema),
+    schema,
+    schemaJsonText: stringifyJson(schemaToJson(schema)),
+    formatVersion: metadata.formatVersion === 3 ? 3 : 2,
+    content,
+    snapshotId: context.snapshotId,
+  });
+  const path = manifestLocation(metadata, context.commitId, index);
+  await context.io.writeNew(path, written.bytes);
+  const explicit = entries
+    .filter((entry) => entry.status !== ManifestEntryStatus.Deleted && entry.sequenceNumber !== null)
+    .map((entry) => entry.sequenceNumber as bigint);
+  return {
+    file: { ...written.summary, manifestPath: path, manifestLength: BigInt(written.bytes.byteLength) },
+    ...(explicit.length > 0 ? { minExplicitSequenceNumber: explicit.reduce((a, b) => (a < b ? a : b)) } : {}),
+  };
+}
+
+/** The manifest-list record of a pending manifest for an attempt with this sequence number. */
+export function settle(pending: PendingManifest, sequenceNumber: bigint): ManifestFile {
+  const min = pending.minExplicitSequenceNumber;
+  return {
+    ...pending.file,
+    sequenceNumber,
+    minSequenceNumber: min !== undefined && min < sequenceNumber ? min : sequenceNumber,
+  };
+}

@@ -1,0 +1,54 @@
+/**
+ * Scan planning over our own manifests: which data files are live in a snapshot.
+ * (Delete application comes with row-level operations.)
+ */
+import { IcebergFormatError } from '../errors.js';
+import { ManifestContent, ManifestEntryStatus, type DataFile, type ManifestEntry, type ManifestFile } from '../iceberg/data-file.js';
+import type { FileIO } from '../iceberg/file-io.js';
+import { readManifest } from '../iceberg/manifest.js';
+import { readManifestList } from '../iceberg/manifest-list.js';
+import type { Snapshot, TableMetadata } from '../iceberg/table-metadata.js';
+
+export interface LiveEntry {
+  readonly manifest: ManifestFile;
+  readonly entry: ManifestEntry;
+}
+
+export function snapshotOf(metadata: TableMetadata, snapshotId?: bigint): Snapshot | undefined {
+  const id = snapshotId ?? metadata.currentSnapshotId;
+  if (id === undefined) return undefined;
+  const snapshot = metadata.snapshots.find((candidate) => candidate.snapshotId === id);
+  if (snapshot === undefined) {
+    throw new IcebergFormatError(`Snapshot ${id} is not in the table's metadata`, { context: { snapshotId: id } });
+  }
+  return snapshot;
+}
+
+export async function manifestsOf(io: FileIO, snapshot: Snapshot): Promise<ManifestFile[]> {
+  return readManifestList(await io.read(snapshot.manifestList), snapshot.manifestList);
+}
+
+/** Entries of one manifest that are live (ADDED or EXISTING), with inherited ids applied. */
+export async function liveEntriesOf(io: FileIO, manifest: ManifestFile): Promise<ManifestEntry[]> {
+  const entries = readManifest(await io.read(manifest.manifestPath), manifest.manifestPath, {
+    snapshotId: manifest.addedSnapshotId,
+    sequenceNumber: manifest.sequenceNumber,
+  });
+  return entries.filter((entry) => entry.status !== ManifestEntryStatus.Deleted);
+}
+
+export async function liveEntries(io: FileIO, metadata: TableMetadata, snapshotId?: bigint): Promise<LiveEntry[]> {
+  const snapshot = snapshotOf(metadata, snapshotId);
+  if (snapshot === undefined) return [];
+  const result: LiveEntry[] = [];
+  for (const manifest of await manifestsOf(io, snapshot)) {
+    for (const entry of await liveEntriesOf(io, manifest)) result.push({ manifest, entry });
+  }
+  return result;
+}
+
+export async function liveDataFiles(io: FileIO, metadata: TableMetadata, snapshotId?: bigint): Promise<DataFile[]> {
+  return (await liveEntries(io, metadata, snapshotId))
+    .filter(({ manifest }) => manifest.content === ManifestContent.Data)
+    .map(({ entry }) => entry.dataFile);
+}

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The project's test command (`npm test`): typecheck, build, then every test lane under test/.
+# Extra arguments go to vitest, e.g. `npm test -- test/unit/pipeline`.
+#
+#   THUND_FIXTURES  foreign-written Iceberg fixtures (default: <repo>/../shared/fixtures)
+#   CI=true         integration tests fail, not skip, when a service they need is missing
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+
+step() { printf '\n== %s\n' "$*"; }
+
+default_fixtures="$(cd "$repo/.." && pwd)/shared/fixtures"
+export THUND_FIXTURES="${THUND_FIXTURES:-$default_fixtures}"
+if [[ ! -d "$THUND_FIXTURES" ]]; then
+  echo "run-all.sh: fixtures folder not found: $THUND_FIXTURES (set THUND_FIXTURES)" >&2
+  exit 1
+fi
+echo "fixtures: $THUND_FIXTURES"
+
+step "python env for independent readers (pyiceberg)"
+python="$(bash test/stack/python-env.sh | tail -n 1)"
+echo "python: $python"
+
+step "typecheck"
+npx tsc -p tsconfig.json --noEmit
+
+step "build (dist/ is needed by CLI tests)"
+npm run build
+
+step "tests (vitest)"
+report_dir="$(mktemp -d)"
+trap 'rm -rf "$report_dir"' EXIT
+status=0
+npx vitest run --reporter=default --reporter=json --outputFile.json="$report_dir/report.json" "$@" || status=$?
+
+# One plain closing line with the counts, read from vitest's JSON report.
+if [[ -f "$report_dir/report.json" ]]; then
+  node -e '
+    const r = JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8"));
+    const skipped = r.numPendingTests + r.numTodoTests;
+    console.log(`\ntests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${skipped} skipped`);
+    if (r.numTotalTests === 0) { console.error("run-all.sh: no test ran"); process.exit(1); }
+  ' "$report_dir/report.json" || status=1
+else
+  echo "run-all.sh: vitest wrote no report" >&2
+  [[ $status -ne 0 ]] || status=1
+fi
+exit "$status"
