@@ -34,6 +34,8 @@ export interface Catalog {
   listNamespaces(parent?: readonly string[]): Promise<string[][]>;
   createNamespace(namespace: readonly string[], properties?: Readonly<Record<string, string>>): Promise<void>;
   namespaceExists(namespace: readonly string[]): Promise<boolean>;
+  /** Removes an empty namespace; fails with a conflict when it still holds tables. */
+  dropNamespace(namespace: readonly string[]): Promise<void>;
   listTables(namespace: readonly string[]): Promise<TableIdentifier[]>;
   tableExists(identifier: TableIdentifier): Promise<boolean>;
   loadTable(identifier: TableIdentifier): Promise<LoadedTable>;

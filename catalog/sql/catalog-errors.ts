@@ -1,5 +1,5 @@
 /** Errors the SQL catalog raises, each naming the table or namespace. */
-import { AlreadyExistsError, NoSuchNamespaceError, NoSuchTableError } from '../../src/errors.js';
+import { AlreadyExistsError, InvalidInputError, NoSuchNamespaceError, NoSuchTableError, ThundError } from '../../src/errors.js';
 import { formatIdentifier, type TableIdentifier } from '../catalog.js';
 
 export function noSuchTable(identifier: TableIdentifier): NoSuchTableError {
@@ -31,4 +31,29 @@ export function sqliteCode(error: unknown): string {
 
 export function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+export function checkTableName(identifier: TableIdentifier): void {
+  if (identifier.name === '') {
+    throw new InvalidInputError('A table name must not be empty', { context: { table: formatIdentifier(identifier) } });
+  }
+}
+
+/** Runs a statement; SQLite failures become ThundErrors (busy/locked ones retryable). */
+export function runSql<T>(catalog: string, what: string, run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    throw sqlError(catalog, what, error);
+  }
+}
+
+export function sqlError(catalog: string, what: string, error: unknown): ThundError {
+  if (error instanceof ThundError) return error;
+  const code = sqliteCode(error);
+  return new ThundError('CATALOG_SQL', `SQLite catalog ${catalog}: cannot ${what}: ${message(error)}`, {
+    cause: error,
+    retryable: code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'),
+    context: { catalog, sqliteCode: code },
+  });
 }

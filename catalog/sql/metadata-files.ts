@@ -1,6 +1,6 @@
 /**
  * Where the SQL catalog puts things and how it names them: metadata files (Java's
- * BaseMetastoreTableOperations naming), dot-joined namespaces (JdbcUtil), LIKE escaping.
+ * BaseMetastoreTableOperations naming), dot-joined namespaces (JdbcUtil), GLOB escaping.
  */
 import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
@@ -48,8 +48,9 @@ export function namespaceToString(namespace: readonly string[]): string {
   return namespace.join('.');
 }
 
-export function escapeLike(text: string): string {
-  return text.replace(/!/g, '!!').replace(/_/g, '!_').replace(/%/g, '!%');
+/** Makes `text` match itself literally inside a GLOB pattern. */
+export function escapeGlob(text: string): string {
+  return text.replace(/[[*?]/g, (c) => `[${c}]`);
 }
 
 export function normalizeWarehouse(warehouse: string): string {

@@ -37,10 +37,19 @@ import {
   TABLE_RECORD_TYPE,
   ensureCatalogSchema,
 } from './schema.js';
-import { alreadyExists, message, noSuchNamespace, noSuchTable, sqliteCode } from './catalog-errors.js';
+import {
+  alreadyExists,
+  checkTableName,
+  message,
+  noSuchNamespace,
+  noSuchTable,
+  runSql,
+  sqlError,
+  sqliteCode,
+} from './catalog-errors.js';
 import {
   encodeMetadata,
-  escapeLike,
+  escapeGlob,
   namespaceToString,
   newMetadataFileLocation,
   normalizeWarehouse,
@@ -92,14 +101,14 @@ export class SqlCatalog implements Catalog {
           `UNION SELECT namespace AS ns FROM ${NAMESPACE_PROPERTIES_TABLE} WHERE catalog_name = ?`,
       )
       .all(this.name, this.name) as { ns: string }[];
-    const children = new Map<string, string[]>();
+    const children = new Map<string, string[]>(); // keyed by the dot-joined child
     for (const { ns } of rows) {
       const levels = ns.split('.');
       if (levels.length <= parent.length || !parent.every((level, i) => levels[i] === level)) continue;
       const child = levels.slice(0, parent.length + 1);
       children.set(child.join('.'), child);
     }
-    return [...children.values()].sort((a, b) => compareText(a.join('.'), b.join('.')));
+    return [...children.keys()].sort().map((key) => children.get(key) ?? []);
   }
 
   async createNamespace(
@@ -123,7 +132,31 @@ export class SqlCatalog implements Catalog {
       for (const [key, value] of Object.entries(properties)) insert.run(this.name, ns, key, value);
       insert.run(this.name, ns, NAMESPACE_EXISTS_PROPERTY, 'true');
     });
-    this.sql(`create namespace ${ns}`, () => create.immediate());
+    runSql(this.name, `create namespace ${ns}`, () => create.immediate());
+  }
+
+  /** Fails with NoSuchNamespaceError, or NAMESPACE_NOT_EMPTY while it holds tables, views or child namespaces. */
+  async dropNamespace(namespace: readonly string[]): Promise<void> {
+    const ns = namespaceToString(namespace);
+    const drop = this.db.transaction(() => {
+      if (!this.namespaceRowExists(ns)) throw noSuchNamespace(namespace);
+      const held = this.db
+        .prepare(
+          `SELECT table_name AS name FROM ${CATALOG_TABLE} WHERE catalog_name = ? AND ` +
+            '(table_namespace = ? OR table_namespace GLOB ?) LIMIT 1',
+        )
+        .get(this.name, ns, `${escapeGlob(ns)}.*`) as { name: string } | undefined;
+      const child = this.db
+        .prepare(`SELECT namespace FROM ${NAMESPACE_PROPERTIES_TABLE} WHERE catalog_name = ? AND namespace GLOB ? LIMIT 1`)
+        .get(this.name, `${escapeGlob(ns)}.*`);
+      if (held !== undefined || child !== undefined) {
+        throw new ThundError('NAMESPACE_NOT_EMPTY', `Namespace ${ns} is not empty: it holds tables, views or namespaces`, {
+          context: { namespace: ns },
+        });
+      }
+      this.db.prepare(`DELETE FROM ${NAMESPACE_PROPERTIES_TABLE} WHERE catalog_name = ? AND namespace = ?`).run(this.name, ns);
+    });
+    runSql(this.name, `drop namespace ${ns}`, () => drop.immediate());
   }
 
   async namespaceExists(namespace: readonly string[]): Promise<boolean> {
@@ -279,7 +312,7 @@ export class SqlCatalog implements Catalog {
     } catch (error) {
       await this.io.delete(metadataLocation).catch(() => undefined);
       if (sqliteCode(error).startsWith('SQLITE_CONSTRAINT')) throw onDuplicate(error);
-      throw this.sqlError(`create table ${formatIdentifier(identifier)}`, error);
+      throw sqlError(this.name, `create table ${formatIdentifier(identifier)}`, error);
     }
     return { identifier, metadataLocation, metadata, io: this.io };
   }
@@ -291,7 +324,7 @@ export class SqlCatalog implements Catalog {
         context: { table: formatIdentifier(identifier) },
       });
     }
-    const result = this.sql(`drop table ${formatIdentifier(identifier)}`, () =>
+    const result = runSql(this.name, `drop table ${formatIdentifier(identifier)}`, () =>
       this.db
         .prepare(
           `DELETE FROM ${CATALOG_TABLE} WHERE catalog_name = ? AND table_namespace = ? AND table_name = ? AND ${IS_TABLE}`,
@@ -306,22 +339,23 @@ export class SqlCatalog implements Catalog {
   }
 
   private namespaceExistsSync(ns: string): boolean {
-    return this.sql(`look up namespace ${ns}`, () => this.namespaceRowExists(ns));
+    return runSql(this.name, `look up namespace ${ns}`, () => this.namespaceRowExists(ns));
   }
 
+  /** GLOB, not the JDBC catalog's LIKE: SQLite's LIKE ignores ASCII case, GLOB does not. */
   private namespaceRowExists(ns: string): boolean {
-    const startsWith = `${escapeLike(ns)}.%`;
+    const startsWith = `${escapeGlob(ns)}.*`;
     const inTables = this.db
       .prepare(
         `SELECT 1 FROM ${CATALOG_TABLE} WHERE catalog_name = ? AND ` +
-          "(table_namespace = ? OR table_namespace LIKE ? ESCAPE '!') LIMIT 1",
+          '(table_namespace = ? OR table_namespace GLOB ?) LIMIT 1',
       )
       .get(this.name, ns, startsWith);
     if (inTables !== undefined) return true;
     const inProperties = this.db
       .prepare(
         `SELECT 1 FROM ${NAMESPACE_PROPERTIES_TABLE} WHERE catalog_name = ? AND ` +
-          "(namespace = ? OR namespace LIKE ? ESCAPE '!') LIMIT 1",
+          '(namespace = ? OR namespace GLOB ?) LIMIT 1',
       )
       .get(this.name, ns, startsWith);
     return inProperties !== undefined;
@@ -333,7 +367,7 @@ export class SqlCatalog implements Catalog {
       `SELECT metadata_location FROM ${CATALOG_TABLE} ` +
         `WHERE catalog_name = ? AND table_namespace = ? AND table_name = ? AND ${IS_TABLE}`,
     );
-    return this.sql(`load table ${formatIdentifier(identifier)}`, () => select.get(this.name, ns, identifier.name)) as
+    return runSql(this.name, `load table ${formatIdentifier(identifier)}`, () => select.get(this.name, ns, identifier.name)) as
       | TableRow
       | undefined;
   }
@@ -368,31 +402,4 @@ export class SqlCatalog implements Catalog {
     return [this.warehouse, ...identifier.namespace, identifier.name].join('/');
   }
 
-  private sql<T>(what: string, run: () => T): T {
-    try {
-      return run();
-    } catch (error) {
-      throw this.sqlError(what, error);
-    }
-  }
-
-  private sqlError(what: string, error: unknown): ThundError {
-    if (error instanceof ThundError) return error;
-    const code = sqliteCode(error);
-    return new ThundError('CATALOG_SQL', `SQLite catalog ${this.name}: cannot ${what}: ${message(error)}`, {
-      cause: error,
-      retryable: code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'),
-      context: { catalog: this.name, sqliteCode: code },
-    });
-  }
-}
-
-function checkTableName(identifier: TableIdentifier): void {
-  if (identifier.name === '') {
-    throw new InvalidInputError('A table name must not be empty', { context: { table: formatIdentifier(identifier) } });
-  }
-}
-
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

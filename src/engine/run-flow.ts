@@ -3,18 +3,18 @@
  * check the output against it, write Parquet data files, commit one snapshot. A failure before
  * the commit leaves the catalog untouched and removes the data files it wrote.
  */
-import type { Catalog, TableIdentifier } from '../../catalog/catalog.js';
-import { CommitStateUnknownError, NoSuchTableError } from '../errors.js';
+import { formatIdentifier, type Catalog, type TableIdentifier } from '../../catalog/catalog.js';
+import { CommitStateUnknownError, NoSuchTableError, SchemaMismatchError } from '../errors.js';
 import type { DataFile } from '../iceberg/data-file.js';
 import type { FileIO } from '../iceberg/file-io.js';
-import { assignFreshIds, checkWriteCompatible } from '../iceberg/schema.js';
+import { assignFreshIds, checkWriteCompatible, type ColumnProjection } from '../iceberg/schema.js';
+import { currentSchema } from '../iceberg/snapshot-ancestry.js';
 import type { TableMetadata } from '../iceberg/table-metadata.js';
-import type { Schema } from '../iceberg/types.js';
 import { commitSnapshot, type SnapshotCommitResult, type WriteMode } from '../table/commit-snapshot.js';
 import { dataLocation } from '../table/locations.js';
 import { writeDataFiles } from '../write/data-file-writer.js';
 import type { DuckDbSession } from '../duckdb/session.js';
-import { describeFlow, projectNewTable, projectOntoTable } from './flow-output.js';
+import { describeFlow, projectNewTable, projectOntoTable, type FlowOutput } from './flow-output.js';
 
 export interface FlowRunRequest {
   readonly session: DuckDbSession;
@@ -42,6 +42,16 @@ interface Target {
 
 export async function runFlow(request: FlowRunRequest): Promise<FlowRunResult> {
   const output = await describeFlow(request.session, request.flowName, request.sql);
+  const createdNamespace = await ensureNamespace(request.catalog, request.target.namespace);
+  try {
+    return await writeAndCommit(request, output);
+  } catch (error) {
+    if (createdNamespace) await request.catalog.dropNamespace(request.target.namespace).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function writeAndCommit(request: FlowRunRequest, output: FlowOutput): Promise<FlowRunResult> {
   const target = await resolveTarget(request, output);
   const schema = currentSchema(target.metadata);
   const dataFiles = await writeDataFiles({
@@ -55,7 +65,6 @@ export async function runFlow(request: FlowRunRequest): Promise<FlowRunResult> {
     writerName: `flow "${request.flowName}"`,
   });
   try {
-    if (target.create) await ensureNamespace(request.catalog, request.target.namespace);
     const result = await commitSnapshot({
       catalog: request.catalog,
       identifier: request.target,
@@ -73,11 +82,10 @@ export async function runFlow(request: FlowRunRequest): Promise<FlowRunResult> {
   }
 }
 
-async function resolveTarget(request: FlowRunRequest, output: Awaited<ReturnType<typeof describeFlow>>): Promise<Target> {
+async function resolveTarget(request: FlowRunRequest, output: FlowOutput): Promise<Target> {
   const existing = await loadIfExists(request.catalog, request.target);
   if (existing !== undefined) {
-    const projection = checkWriteCompatible(currentSchema(existing), output.fields);
-    return { metadata: existing, create: false, query: projectOntoTable(output, projection) };
+    return { metadata: existing, create: false, query: projectOntoTable(output, projectionOnto(request, existing, output)) };
   }
   const { fields } = assignFreshIds(output.fields);
   const metadata = await request.catalog.stageCreateTable(request.target, {
@@ -96,13 +104,22 @@ async function loadIfExists(catalog: Catalog, identifier: TableIdentifier): Prom
   }
 }
 
-async function ensureNamespace(catalog: Catalog, namespace: readonly string[]): Promise<void> {
-  if (namespace.length > 0 && !(await catalog.namespaceExists(namespace))) await catalog.createNamespace(namespace);
+function projectionOnto(request: FlowRunRequest, table: TableMetadata, output: FlowOutput): ColumnProjection[] {
+  try {
+    return checkWriteCompatible(currentSchema(table), output.fields);
+  } catch (error) {
+    if (!(error instanceof SchemaMismatchError)) throw error;
+    throw new SchemaMismatchError(
+      `Flow "${request.flowName}" cannot write to ${formatIdentifier(request.target)}: its output does not match the table's schema: ${error.message}`,
+      { cause: error, context: { ...error.context, flow: request.flowName, table: formatIdentifier(request.target) } },
+    );
+  }
 }
 
-function currentSchema(metadata: TableMetadata): Schema {
-  const schema = metadata.schemas.find((candidate) => candidate.schemaId === metadata.currentSchemaId);
-  if (schema === undefined) throw new NoSuchTableError(`Table at ${metadata.location} has no current schema`);
-  return schema;
+/** True when this run created the namespace (so a failed run can remove it again). */
+async function ensureNamespace(catalog: Catalog, namespace: readonly string[]): Promise<boolean> {
+  if (namespace.length === 0 || (await catalog.namespaceExists(namespace))) return false;
+  await catalog.createNamespace(namespace);
+  return true;
 }
 

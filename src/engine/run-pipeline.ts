@@ -4,6 +4,7 @@
  */
 import type { Catalog } from '../../catalog/catalog.js';
 import { DuckDbSession } from '../duckdb/session.js';
+import { InvalidInputError } from '../errors.js';
 import type { FileIO } from '../iceberg/file-io.js';
 import type { PipelineSpec } from '../pipeline/spec.js';
 import { registerParquetSource } from './sources.js';
@@ -24,7 +25,11 @@ export async function runPipeline(request: PipelineRunRequest): Promise<FlowRunR
     const results: FlowRunResult[] = [];
     for (const flow of spec.flows) {
       const table = spec.tables.find((candidate) => candidate.key === flow.target);
-      if (table === undefined) throw new Error(`unreachable: flow target ${flow.target} was validated`);
+      if (table === undefined) {
+        throw new InvalidInputError(`Flow "${flow.name}": target ${flow.target} is not declared under tables`, {
+          context: { flow: flow.name, file: flow.origin.file, line: flow.origin.line },
+        });
+      }
       results.push(
         await runFlow({
           session,

@@ -20,8 +20,8 @@ import { manifestLocation } from './locations.js';
 /** A manifest written by this commit whose sequence numbers are filled in per attempt. */
 export interface PendingManifest {
   readonly file: Omit<ManifestFile, 'sequenceNumber' | 'minSequenceNumber'>;
-  /** Smallest explicit data sequence number among its live entries, if any. */
-  readonly minExplicitSequenceNumber?: bigint;
+  /** Smallest explicit data sequence number among its live entries; null when all inherit. */
+  readonly minDataSequenceNumber: bigint | null;
 }
 
 export interface ManifestWriteContext {
@@ -85,21 +85,12 @@ async function writeEntries(
   });
   const path = manifestLocation(metadata, context.commitId, index);
   await context.io.writeNew(path, written.bytes);
-  const explicit = entries
-    .filter((entry) => entry.status !== ManifestEntryStatus.Deleted && entry.sequenceNumber !== null)
-    .map((entry) => entry.sequenceNumber as bigint);
-  return {
-    file: { ...written.summary, manifestPath: path, manifestLength: BigInt(written.bytes.byteLength) },
-    ...(explicit.length > 0 ? { minExplicitSequenceNumber: explicit.reduce((a, b) => (a < b ? a : b)) } : {}),
-  };
+  const { minDataSequenceNumber, ...file } = written.summary;
+  return { file: { ...file, manifestPath: path, manifestLength: BigInt(written.bytes.byteLength) }, minDataSequenceNumber };
 }
 
 /** The manifest-list record of a pending manifest for an attempt with this sequence number. */
 export function settle(pending: PendingManifest, sequenceNumber: bigint): ManifestFile {
-  const min = pending.minExplicitSequenceNumber;
-  return {
-    ...pending.file,
-    sequenceNumber,
-    minSequenceNumber: min !== undefined && min < sequenceNumber ? min : sequenceNumber,
-  };
+  const min = pending.minDataSequenceNumber;
+  return { ...pending.file, sequenceNumber, minSequenceNumber: min !== null && min < sequenceNumber ? min : sequenceNumber };
 }

@@ -119,8 +119,13 @@ describe('SqlCatalog SQLite schema', () => {
     expect(await catalog.namespaceExists(['a'])).toBe(true);
     expect(await catalog.namespaceExists(['a', 'b'])).toBe(true);
     expect(await catalog.namespaceExists(['a', 'c'])).toBe(false);
-    // LIKE wildcards in a name match only literally.
+    // Wildcards in a name match only literally, and case matters.
     expect(await catalog.namespaceExists(['_'])).toBe(false);
+    expect(await catalog.namespaceExists(['*'])).toBe(false);
+    expect(await catalog.namespaceExists(['A'])).toBe(false);
+    await catalog.createNamespace(['x*[y?'], {});
+    expect(await catalog.namespaceExists(['x*[y?'])).toBe(true);
+    expect(await catalog.namespaceExists(['xz[y?'])).toBe(false);
     expect(await catalog.loadNamespaceProperties(['a', 'b'])).toEqual({ owner: 'me' });
     await catalog.close();
 
@@ -128,7 +133,7 @@ describe('SqlCatalog SQLite schema', () => {
     const rows = db
       .prepare('SELECT catalog_name, namespace, property_key, property_value FROM iceberg_namespace_properties ORDER BY property_key')
       .all();
-    expect(rows).toEqual([
+    expect(rows.filter((r) => (r as { namespace: string }).namespace === 'a.b')).toEqual([
       { catalog_name: 'cat1', namespace: 'a.b', property_key: 'exists', property_value: 'true' },
       { catalog_name: 'cat1', namespace: 'a.b', property_key: 'owner', property_value: 'me' },
     ]);

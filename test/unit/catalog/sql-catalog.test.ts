@@ -250,6 +250,23 @@ describe('SqlCatalog', () => {
     await catalog.close();
   });
 
+  it('drops only empty namespaces', async () => {
+    const { open } = await setup();
+    const catalog = open();
+    await catalog.createNamespace(['db']);
+    await catalog.createNamespace(['db', 'inner']);
+    await catalog.createTable(T, { schema: SCHEMA });
+    await expect(catalog.dropNamespace(['db'])).rejects.toMatchObject({ code: 'NAMESPACE_NOT_EMPTY', context: { namespace: 'db' } });
+    await catalog.dropNamespace(['db', 'inner']);
+    expect(await catalog.namespaceExists(['db', 'inner'])).toBe(false);
+    await expect(catalog.dropNamespace(['db'])).rejects.toMatchObject({ code: 'NAMESPACE_NOT_EMPTY' });
+    await catalog.dropTable(T);
+    await catalog.dropNamespace(['db']);
+    expect(await catalog.namespaceExists(['db'])).toBe(false);
+    await expect(catalog.dropNamespace(['db'])).rejects.toBeInstanceOf(NoSuchNamespaceError);
+    await catalog.close();
+  });
+
   it('lists nested namespaces one level at a time', async () => {
     const { open } = await setup();
     const catalog = open();

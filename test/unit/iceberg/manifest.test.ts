@@ -7,6 +7,7 @@ import type { PartitionSpec } from '../../../src/iceberg/table-metadata.js';
 import { decimal, fixed, primitive } from '../../../src/iceberg/types.js';
 import type { PrimitiveType, Schema } from '../../../src/iceberg/types.js';
 import { IcebergFormatError } from '../../../src/errors.js';
+import { manifestEntrySchema } from '../../../src/iceberg/avro/manifest-schemas.js';
 import { parseHeader } from './avro-header.js';
 
 /** One source column per partitionable type, partitioned by identity. */
@@ -139,7 +140,14 @@ describe('writeManifest / readManifest', () => {
     expect(metadata['format-version']).toBe('2');
     expect(metadata['content']).toBe('data');
     expect(JSON.parse(metadata['partition-spec']!)[0]).toEqual({ name: 'b-part', transform: 'identity', 'source-id': 1, 'field-id': 1000 });
-    expect(JSON.parse(metadata['avro.schema']!).name).toBe('manifest_entry');
+    // The header carries the full raw schema: every field id, element id and map key/value id.
+    expect(JSON.parse(metadata['avro.schema']!)).toEqual(manifestEntrySchema(2, ptype));
+    const header = metadata['avro.schema']!;
+    for (const id of [0, 1, 2, 3, 4, 100, 102, 103, 104, 108, 117, 118, 125, 126, 127, 128, 129, 130, 131, 132, 135, 137, 138, 139, 140, 1000, 1016]) {
+      expect(header).toContain(`"field-id":${id}`);
+    }
+    expect(header).toContain('"element-id":133');
+    expect(header).toContain('"adjust-to-utc":true');
     // Reading with a different inherited sequence number shows nothing was pinned for ADDED.
     const again = readManifest(bytes, 'm.avro', { snapshotId: 1n, sequenceNumber: 77n });
     expect(again[0]!.sequenceNumber).toBe(77n);

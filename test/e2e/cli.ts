@@ -1,0 +1,52 @@
+/**
+ * Runs the built `thund` CLI (dist/) as a user would, and small readers for what it wrote.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseJson } from '../../src/iceberg/json.js';
+
+export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const CLI = join(REPO, 'dist/src/app/cli.js');
+
+export interface CliResult {
+  readonly status: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export function thund(args: readonly string[], cwd = REPO): CliResult {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
+  const result = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', env: { ...process.env, THUND_DEBUG: '' } });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+export interface InspectReport {
+  readonly rowCount: bigint | number;
+  readonly currentSnapshotId: bigint | number | null;
+  readonly metadataLocation: string;
+  readonly snapshots: { snapshotId: bigint | number; parentSnapshotId: bigint | number | null; sequenceNumber: bigint | number; summary: Record<string, string> }[];
+  readonly dataFiles: { path: string; recordCount: bigint | number; fileSizeInBytes: bigint | number }[];
+}
+
+export function inspect(table: string, warehouse: string): InspectReport {
+  const result = thund(['inspect', table, '--warehouse', warehouse, '--json']);
+  if (result.status !== 0) throw new Error(`thund inspect failed (${result.status}): ${result.stderr}`);
+  return parseJson(result.stdout, 'thund inspect --json') as InspectReport;
+}
+
+/** Every regular file under a folder (relative paths), for "nothing was left behind" checks. */
+export function filesUnder(root: string): string[] {
+  if (!existsSync(root)) return [];
+  const out: string[] = [];
+  const walk = (dir: string): void => {
+    for (const name of readdirSync(dir)) {
+      const full = join(dir, name);
+      if (statSync(full).isDirectory()) walk(full);
+      else out.push(full.slice(root.length + 1));
+    }
+  };
+  walk(root);
+  return out.sort();
+}
