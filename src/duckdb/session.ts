@@ -44,7 +44,11 @@ export function quoteLiteral(text: string): string {
   return `'${text.replaceAll("'", "''")}'`;
 }
 
-/** DuckDB's message without the "Error: " noise, for embedding in our own errors. */
+/**
+ * DuckDB's message for embedding in our own errors, without its echo of the SQL text: that text
+ * is the statement Thund wrapped around the user's query, which would only confuse.
+ */
 export function duckDbMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/\n+LINE \d+:[\s\S]*$/, '').trim();
 }
