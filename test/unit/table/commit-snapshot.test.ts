@@ -1,0 +1,137 @@
+/**
+ * The commit loop against the real SQLite catalog, with faults injected around it: a concurrent
+ * writer (409 → refresh, rebuild the manifest list, retry), and an unknown outcome (never delete,
+ * look for our snapshot id).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Catalog, TableIdentifier } from '../../../catalog/catalog.js';
+import { SqlCatalog } from '../../../catalog/sql/index.js';
+import { LocalFileIO, toFileUri } from '../../../connectors/storage/local-file-io.js';
+import { DuckDbSession } from '../../../src/duckdb/session.js';
+import { CommitStateUnknownError } from '../../../src/errors.js';
+import type { DataFile } from '../../../src/iceberg/data-file.js';
+import { assignFreshIds } from '../../../src/iceberg/schema.js';
+import { primitive } from '../../../src/iceberg/types.js';
+import { commitSnapshot } from '../../../src/table/commit-snapshot.js';
+import { dataLocation } from '../../../src/table/locations.js';
+import { liveDataFiles, manifestsOf, snapshotOf } from '../../../src/table/scan.js';
+import { writeDataFiles } from '../../../src/write/data-file-writer.js';
+
+const ID: TableIdentifier = { namespace: ['db'], name: 't' };
+let work: string;
+let io: LocalFileIO;
+let catalog: SqlCatalog;
+let session: DuckDbSession;
+
+beforeEach(async () => {
+  work = mkdtempSync(join(tmpdir(), 'thund-commit-'));
+  io = new LocalFileIO();
+  catalog = new SqlCatalog({ databasePath: join(work, 'catalog.db'), warehouse: toFileUri(work), io });
+  await catalog.createNamespace(['db']);
+  const { fields } = assignFreshIds([
+    { name: 'id', required: false, type: primitive('long') },
+    { name: 'label', required: false, type: primitive('string') },
+  ]);
+  await catalog.createTable(ID, { schema: { schemaId: 0, identifierFieldIds: [], fields } });
+  session = await DuckDbSession.open();
+});
+
+afterEach(async () => {
+  session.close();
+  await catalog.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+async function writeRows(from: number, count: number): Promise<DataFile[]> {
+  const { metadata } = await catalog.loadTable(ID);
+  const schema = metadata.schemas[0];
+  if (schema === undefined) throw new Error('table has no schema');
+  return writeDataFiles({
+    session,
+    query: `SELECT range::BIGINT AS id, 'row ' || range AS label FROM range(${from}, ${from + count})`,
+    schema,
+    specId: 0,
+    dataLocation: dataLocation(metadata),
+    io,
+    properties: metadata.properties,
+    writerName: 'test',
+  });
+}
+
+async function append(files: DataFile[], via: Catalog = catalog, base?: Awaited<ReturnType<Catalog['loadTable']>>) {
+  const table = base ?? (await catalog.loadTable(ID));
+  return commitSnapshot({ catalog: via, identifier: ID, base: { metadata: table.metadata, io, create: false }, mode: 'append', addedFiles: files });
+}
+
+describe('commitSnapshot', () => {
+  it('retries an append whose base went stale and keeps both writers’ rows', async () => {
+    const staleBase = await catalog.loadTable(ID);
+    await append(await writeRows(0, 10));
+    const late = await append(await writeRows(10, 5), catalog, staleBase);
+    expect(late.attempts).toBe(2);
+    const { metadata } = await catalog.loadTable(ID);
+    expect(metadata.snapshots).toHaveLength(2);
+    expect(late.snapshot.sequenceNumber).toBe(2n);
+    expect(late.snapshot.summary['total-records']).toBe('15');
+    const files = await liveDataFiles(io, metadata);
+    expect(files.reduce((n, f) => n + f.recordCount, 0n)).toBe(15n);
+    const manifests = await manifestsOf(io, snapshotOf(metadata) ?? late.snapshot);
+    expect(manifests.map((m) => m.sequenceNumber).sort()).toEqual([1n, 2n]);
+  });
+
+  it('replaces every live file on overwrite and counts what it removed', async () => {
+    await append(await writeRows(0, 10));
+    await append(await writeRows(10, 10));
+    const table = await catalog.loadTable(ID);
+    const result = await commitSnapshot({
+      catalog,
+      identifier: ID,
+      base: { metadata: table.metadata, io, create: false },
+      mode: 'overwrite',
+      addedFiles: await writeRows(100, 3),
+    });
+    expect(result.snapshot.summary).toMatchObject({
+      operation: 'overwrite',
+      'added-records': '3',
+      'deleted-records': '20',
+      'deleted-data-files': '2',
+      'total-records': '3',
+      'total-data-files': '1',
+    });
+    const { metadata } = await catalog.loadTable(ID);
+    const files = await liveDataFiles(io, metadata);
+    expect(files.map((f) => f.recordCount)).toEqual([3n]);
+    // the previous snapshot still reads as it was (time travel)
+    const previous = metadata.snapshots[1]?.snapshotId;
+    expect((await liveDataFiles(io, metadata, previous)).reduce((n, f) => n + f.recordCount, 0n)).toBe(20n);
+  });
+
+  it('treats an unknown outcome that did land as success', async () => {
+    const landsThenFails: Catalog = Object.create(catalog, {
+      commitTable: {
+        value: async (...args: Parameters<Catalog['commitTable']>) => {
+          await catalog.commitTable(...args);
+          throw new CommitStateUnknownError('connection reset after the request was sent');
+        },
+      },
+    });
+    const result = await append(await writeRows(0, 4), landsThenFails);
+    const { metadata } = await catalog.loadTable(ID);
+    expect(metadata.currentSnapshotId).toBe(result.snapshot.snapshotId);
+    expect(metadata.snapshots).toHaveLength(1);
+  });
+
+  it('keeps every file when the outcome stays unknown', async () => {
+    const neverLands: Catalog = Object.create(catalog, {
+      commitTable: { value: async () => Promise.reject(new CommitStateUnknownError('gateway timeout')) },
+    });
+    const files = await writeRows(0, 4);
+    await expect(append(files, neverLands)).rejects.toBeInstanceOf(CommitStateUnknownError);
+    for (const file of files) expect(await io.exists(file.filePath)).toBe(true);
+    const { metadata } = await catalog.loadTable(ID);
+    expect(metadata.snapshots).toHaveLength(0);
+  });
+});
