@@ -36,9 +36,7 @@ export class DuckDbSession {
   }
 }
 
-export function quoteIdentifier(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
-}
+export { quoteIdentifier } from '../iceberg/duckdb-types.js';
 
 export function quoteLiteral(text: string): string {
   return `'${text.replaceAll("'", "''")}'`;

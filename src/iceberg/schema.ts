@@ -5,6 +5,7 @@
 import { SchemaMismatchError } from '../errors.js';
 import type { IcebergType, NestedField, PrimitiveType, Schema } from './types.js';
 import { isPrimitive } from './types.js';
+import { quoteIdentifier } from './duckdb-types.js';
 
 /** A type whose nested children carry no ids yet (from DuckDB or Arrow, before table creation). */
 export type UnassignedType =
@@ -71,11 +72,6 @@ export function findField(schema: Pick<Schema, 'fields'>, id: number): FoundFiel
   return undefined;
 }
 
-/** A name as DuckDB prints it in a column path: double-quoted, embedded quotes doubled. */
-export function quoteDuckDbName(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
-}
-
 /**
  * DuckDB column paths as `COPY … RETURN_STATS` prints them (`"st"."x"`, `"li"."element"`,
  * `"mp"."key"`) → field id. Only leaves (primitive fields) are included: only they are Parquet columns.
@@ -83,7 +79,7 @@ export function quoteDuckDbName(name: string): string {
 export function columnPathIndex(schema: Pick<Schema, 'fields'>): Map<string, number> {
   const index = new Map<string, number>();
   for (const found of walk(schema.fields, [], false)) {
-    if (isPrimitive(found.field.type)) index.set(found.path.map(quoteDuckDbName).join('.'), found.field.id);
+    if (isPrimitive(found.field.type)) index.set(found.path.map(quoteIdentifier).join('.'), found.field.id);
   }
   return index;
 }

@@ -13,6 +13,7 @@ import type { FileIO } from '../iceberg/file-io.js';
 import { writeManifestList } from '../iceberg/manifest-list.js';
 import { updatesForCreate } from '../iceberg/metadata-builder.js';
 import type { TableRequirement } from '../iceberg/requirements.js';
+import { snapshotForRef } from '../iceberg/snapshot-ancestry.js';
 import { newSnapshotId } from '../iceberg/snapshot-id.js';
 import { MAIN_BRANCH, type Snapshot, type TableMetadata } from '../iceberg/table-metadata.js';
 import type { TableUpdate } from '../iceberg/updates.js';
@@ -59,7 +60,7 @@ export async function commitSnapshot(request: SnapshotCommitRequest): Promise<Sn
   const baseMainId = mainSnapshotId(metadata);
   let removed: RemovedSet | undefined;
   for (let attempt = 0; ; attempt += 1) {
-    const parent = mainSnapshot(metadata);
+    const parent = snapshotForRef(metadata, MAIN_BRANCH);
     if (request.mode === 'overwrite') {
       removed = await planOverwrite({ ...context, metadata }, parent, removed, written, attempt);
     }
@@ -147,11 +148,6 @@ function snapshotUpdates(snapshot: Snapshot): TableUpdate[] {
 
 function mainSnapshotId(metadata: TableMetadata): bigint | undefined {
   return metadata.refs.get(MAIN_BRANCH)?.snapshotId;
-}
-
-function mainSnapshot(metadata: TableMetadata): Snapshot | undefined {
-  const id = mainSnapshotId(metadata);
-  return id === undefined ? undefined : metadata.snapshots.find((snapshot) => snapshot.snapshotId === id);
 }
 
 async function findCommitted(request: SnapshotCommitRequest, snapshotId: bigint): Promise<LoadedTable | undefined> {

@@ -15,6 +15,7 @@ import type { TableMetadata } from '../iceberg/table-metadata.js';
 import { schemaToJson } from '../iceberg/type-json.js';
 import { stringifyJson } from '../iceberg/json.js';
 import { IcebergFormatError } from '../errors.js';
+import { currentSchema, specById } from '../iceberg/snapshot-ancestry.js';
 import { manifestLocation } from './locations.js';
 
 /** A manifest written by this commit whose sequence numbers are filled in per attempt. */
@@ -66,12 +67,10 @@ async function writeEntries(
   index: number,
 ): Promise<PendingManifest> {
   const { metadata } = context;
-  const spec = metadata.partitionSpecs.find((candidate) => candidate.specId === specId);
-  const schema = metadata.schemas.find((candidate) => candidate.schemaId === metadata.currentSchemaId);
-  if (spec === undefined || schema === undefined) {
-    throw new IcebergFormatError(`Table metadata lacks partition spec ${specId} or its current schema`, {
-      context: { specId, schemaId: metadata.currentSchemaId },
-    });
+  const schema = currentSchema(metadata);
+  const spec = specById(metadata, specId);
+  if (spec === undefined) {
+    throw new IcebergFormatError(`Table metadata has no partition spec ${specId}`, { context: { specId } });
   }
   const written = writeManifest({
     entries,

@@ -7,6 +7,7 @@ import { ManifestContent, ManifestEntryStatus, type DataFile, type ManifestEntry
 import type { FileIO } from '../iceberg/file-io.js';
 import { readManifest } from '../iceberg/manifest.js';
 import { readManifestList } from '../iceberg/manifest-list.js';
+import { currentSnapshot, snapshotById } from '../iceberg/snapshot-ancestry.js';
 import type { Snapshot, TableMetadata } from '../iceberg/table-metadata.js';
 
 export interface LiveEntry {
@@ -14,12 +15,12 @@ export interface LiveEntry {
   readonly entry: ManifestEntry;
 }
 
+/** The given snapshot (an error when unknown), or the current one (undefined for an empty table). */
 export function snapshotOf(metadata: TableMetadata, snapshotId?: bigint): Snapshot | undefined {
-  const id = snapshotId ?? metadata.currentSnapshotId;
-  if (id === undefined) return undefined;
-  const snapshot = metadata.snapshots.find((candidate) => candidate.snapshotId === id);
+  if (snapshotId === undefined) return currentSnapshot(metadata);
+  const snapshot = snapshotById(metadata, snapshotId);
   if (snapshot === undefined) {
-    throw new IcebergFormatError(`Snapshot ${id} is not in the table's metadata`, { context: { snapshotId: id } });
+    throw new IcebergFormatError(`Snapshot ${snapshotId} is not in the table's metadata`, { context: { snapshotId } });
   }
   return snapshot;
 }

@@ -14,7 +14,8 @@
  */
 import { IcebergFormatError, InvalidInputError } from '../errors.js';
 import { compareValues, encodeSingleValue, truncateLowerBound, truncateUpperBound } from '../iceberg/bounds.js';
-import { allFields, quoteDuckDbName } from '../iceberg/schema.js';
+import { quoteIdentifier } from '../iceberg/duckdb-types.js';
+import { allFields } from '../iceberg/schema.js';
 import type { PrimitiveType, Schema } from '../iceberg/types.js';
 import { isPrimitive } from '../iceberg/types.js';
 
@@ -300,7 +301,7 @@ export function dataFileMetrics(schema: Pick<Schema, 'fields'>, config: MetricsC
   const statsByPath = normalizeColumnStatistics(columnStatistics);
   for (const { field, path, inRepeated } of allFields(schema)) {
     if (!isPrimitive(field.type)) continue;
-    const stats = statsByPath.get(path.map(quoteDuckDbName).join('.'));
+    const stats = statsByPath.get(path.map(quoteIdentifier).join('.'));
     if (stats === undefined) continue;
     const mode = config.columnModes.get(path.join('.')) ?? config.defaultMode;
     if (mode.kind === 'none') continue;
