@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DuckDbSession, quoteLiteral } from '../../src/duckdb/session.js';
+import { parquetSourceConnector } from '../../connectors/parquet/parquet-source.js';
 import { runPipeline } from '../../src/engine/run-pipeline.js';
 import { loadPipelineSpec } from '../../src/pipeline/spec.js';
 import { openEmbeddedCatalog } from '../../src/app/embedded-catalog.js';
@@ -58,7 +59,7 @@ const spec = await loadPipelineSpec(specPath);
 const { catalog, io } = openEmbeddedCatalog({ warehouse: join(work, 'warehouse') });
 async function timeThundAppend(): Promise<{ seconds: number; result: Awaited<ReturnType<typeof runPipeline>>[number] | undefined }> {
   const start = performance.now();
-  const [result] = await runPipeline({ spec, catalog, io });
+  const [result] = await runPipeline({ spec, catalog, io, sources: parquetSourceConnector });
   return { seconds: (performance.now() - start) / 1000, result };
 }
 

@@ -7,7 +7,7 @@ import { DuckDbSession } from '../duckdb/session.js';
 import { InvalidInputError } from '../errors.js';
 import type { FileIO } from '../iceberg/file-io.js';
 import type { PipelineSpec } from '../pipeline/spec.js';
-import { registerParquetSource } from './sources.js';
+import type { SourceConnector } from '../../connectors/source.js';
 import { runFlow, type FlowRunResult } from './run-flow.js';
 import { THUND_VERSION } from '../version.js';
 
@@ -15,13 +15,14 @@ export interface PipelineRunRequest {
   readonly spec: PipelineSpec;
   readonly catalog: Catalog;
   readonly io: FileIO;
+  readonly sources: SourceConnector;
 }
 
 export async function runPipeline(request: PipelineRunRequest): Promise<FlowRunResult[]> {
   const { spec } = request;
   const session = await DuckDbSession.open();
   try {
-    for (const source of spec.sources) await registerParquetSource(session, source.name, source);
+    for (const source of spec.sources) await request.sources.register(session, source);
     const results: FlowRunResult[] = [];
     for (const flow of spec.flows) {
       const table = spec.tables.find((candidate) => candidate.key === flow.target);

@@ -2,6 +2,7 @@
  * `thund run <pipeline.yaml>`: run a batch pipeline on the embedded catalog.
  */
 import { formatIdentifier } from '../../../catalog/catalog.js';
+import { parquetSourceConnector } from '../../../connectors/parquet/parquet-source.js';
 import { runPipeline } from '../../engine/run-pipeline.js';
 import { loadPipelineSpec } from '../../pipeline/spec.js';
 import { openEmbeddedCatalog, type EmbeddedCatalogOptions } from '../embedded-catalog.js';
@@ -10,7 +11,7 @@ export async function runCommand(specPath: string, options: EmbeddedCatalogOptio
   const spec = await loadPipelineSpec(specPath);
   const { catalog, io, warehousePath } = openEmbeddedCatalog(options);
   try {
-    const results = await runPipeline({ spec, catalog, io });
+    const results = await runPipeline({ spec, catalog, io, sources: parquetSourceConnector });
     for (const result of results) {
       const summary = result.snapshot.summary;
       print(

@@ -1,11 +1,17 @@
 /**
- * Registers each pipeline source as a DuckDB view the flow SQL can read by name.
+ * The Parquet file source: exposes local files (paths or globs) as a DuckDB view that flow SQL
+ * reads by name. Fails before any flow runs when a pattern matches nothing or a file is not Parquet.
  */
-import { InvalidInputError } from '../errors.js';
-import { duckDbMessage, quoteIdentifier, quoteLiteral, type DuckDbSession } from '../duckdb/session.js';
-import type { ParquetSourceSpec } from '../pipeline/spec.js';
+import { InvalidInputError } from '../../src/errors.js';
+import { duckDbMessage, quoteIdentifier, quoteLiteral, type DuckDbSession } from '../../src/duckdb/session.js';
+import type { SourceConnector } from '../source.js';
 
-export async function registerParquetSource(session: DuckDbSession, name: string, source: ParquetSourceSpec): Promise<void> {
+export interface ParquetSource {
+  /** Absolute paths or globs. */
+  readonly paths: readonly string[];
+}
+
+export async function registerParquetSource(session: DuckDbSession, name: string, source: ParquetSource): Promise<void> {
   for (const pattern of source.paths) {
     const [row] = await session.queryJson(`SELECT count(*) AS files FROM glob(${quoteLiteral(pattern)})`);
     if (row === undefined || Number(row['files']) === 0) {
@@ -25,3 +31,7 @@ export async function registerParquetSource(session: DuckDbSession, name: string
     });
   }
 }
+
+export const parquetSourceConnector: SourceConnector = {
+  register: (session, source) => registerParquetSource(session, source.name, source),
+};
