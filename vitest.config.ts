@@ -1,10 +1,26 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Two projects, so the test services start only when a test that needs them is selected:
+ * `services` (test/integration, test/interop) has the global setup that brings the stack up once
+ * per run (test/stack/global-setup.ts; THUND_STACK picks local processes, containers or none);
+ * `unit` is everything else under test/ and starts nothing. So `npx vitest run test/unit/x`
+ * starts no service, while `npx vitest run` and `npm test` start the stack once.
+ * The test/**\/*.test.ts include lives in the projects only: a root-level include would be
+ * concatenated into each project's and pull every test into `services`.
+ */
+const serviceTests = ['test/integration/**/*.test.ts', 'test/interop/**/*.test.ts'];
+/** Trino has its own slower lane: npm run test:trino (vitest.trino.config.ts). */
+const trinoLane = ['test/trino/**'];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...serviceTests, ...trinoLane] } },
+      { extends: true, test: { name: 'services', include: serviceTests, globalSetup: ['test/stack/global-setup.ts'] } },
+    ],
   },
 });

@@ -10,7 +10,8 @@ Prints exactly one JSON object on stdout:
 Values are JSON-safe: decimals as strings, dates/times/timestamps as ISO 8601 strings (Python's
 isoformat; nanosecond timestamps keep 9 fraction digits), bytes as lowercase hex, UUIDs as
 canonical strings, non-finite floats as "NaN"/"Infinity"/"-Infinity", ints as JSON numbers.
-Rows stay in scan order: callers sort. Errors go to stderr with exit code 1 (2 for bad arguments).
+Rows stay in scan order: callers sort. With --filter, rows and data_files are those of the filtered
+scan (files pruned by their manifest bounds are not listed). Errors go to stderr with exit code 1 (2 for bad arguments).
 """
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--catalog-name", required=True, help="catalog_name column in iceberg_tables")
     parser.add_argument("--table", required=True, help="namespace.table (namespace may have dots)")
     parser.add_argument("--snapshot-id", type=int, default=None, help="scan this snapshot")
+    parser.add_argument("--filter", default=None, help="row filter in pyiceberg's syntax, e.g. 'order_id > 500'")
     return parser.parse_args(argv)
 
 
@@ -49,7 +51,7 @@ def json_value(value: Any) -> Any:
             return "Infinity" if value > 0 else "-Infinity"
         return value
     if isinstance(value, Decimal):
-        return str(value)
+        return format(value, "f")  # plain digits: str() would print 1E-7 for small values
     if isinstance(value, (dt.datetime, dt.date, dt.time)):
         return value.isoformat()
     if isinstance(value, (bytes, bytearray, memoryview)):
@@ -108,7 +110,10 @@ def read(args: argparse.Namespace) -> dict[str, Any]:
     if len(identifier) < 2:
         raise ValueError(f"--table must be namespace.table, got {args.table!r}")
     table = catalog.load_table(identifier)
-    scan = table.scan(snapshot_id=args.snapshot_id)
+    if args.filter is None:
+        scan = table.scan(snapshot_id=args.snapshot_id)
+    else:
+        scan = table.scan(snapshot_id=args.snapshot_id, row_filter=args.filter)
     data = scan.to_arrow()
     tasks = list(scan.plan_files())
     scanned = scan.snapshot()

@@ -3,12 +3,23 @@
 # the last line of stdout. Idempotent: the venv lives outside the repo, keyed by the hash of the
 # requirements file, and a stamp file makes a rerun instant. Quiet unless something fails.
 #
+#   python-env.sh [REQUIREMENTS [CHECK]]
+#     REQUIREMENTS  another pinned requirements file gets its own venv (default: requirements-interop.txt)
+#     CHECK         Python statement that must run in the new venv (default: the pyiceberg imports
+#                   for the default file, nothing for another file)
+#
 #   THUND_CACHE   cache folder (default ~/.cache/thund)
 #   THUND_PYTHON  interpreter to build the venv from (default python3.11, else python3 if 3.11)
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-requirements="$here/requirements-interop.txt"
+default_requirements="$(realpath "$here/requirements-interop.txt")"
+requirements="$(realpath "${1:-$default_requirements}")"
+if [[ "$requirements" == "$default_requirements" ]]; then
+  check="${2:-import pyiceberg.catalog.sql, pyarrow, sqlalchemy}"
+else
+  check="${2:-pass}"
+fi
 cache="${THUND_CACHE:-$HOME/.cache/thund}"
 
 hash="$(sha256sum "$requirements" | cut -c1-16)"
@@ -50,7 +61,7 @@ rm -rf "$venv"
 if ! {
   "$base_python" -m venv "$venv" &&
     "$python" -m pip install --quiet --disable-pip-version-check --no-input -r "$requirements" &&
-    "$python" -c 'import pyiceberg.catalog.sql, pyarrow, sqlalchemy'
+    "$python" -c "$check"
 } >"$log" 2>&1; then
   echo "python-env.sh: installing $requirements into $venv failed; log follows ($log):" >&2
   cat "$log" >&2
