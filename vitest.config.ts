@@ -10,8 +10,8 @@ import { defineConfig } from 'vitest/config';
  * concatenated into each project's and pull every test into `services`.
  */
 const serviceTests = ['test/integration/**/*.test.ts', 'test/interop/**/*.test.ts'];
-/** Trino has its own slower lane: npm run test:trino (vitest.trino.config.ts). */
-const trinoLane = ['test/trino/**'];
+/** Slower lanes of their own: npm run test:trino, npm run test:docker-image. */
+const ownLanes = ['test/trino/**', 'test/docker/image.test.ts'];
 
 export default defineConfig({
   test: {
@@ -19,7 +19,7 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: 'forks',
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...serviceTests, ...trinoLane] } },
+      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...serviceTests, ...ownLanes] } },
       { extends: true, test: { name: 'services', include: serviceTests, globalSetup: ['test/stack/global-setup.ts'] } },
     ],
   },

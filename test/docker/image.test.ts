@@ -1,0 +1,125 @@
+/**
+ * Builds docker/Dockerfile unchanged and runs the image for real: the default command prints the
+ * usage, and the quickstart pipeline run in the container writes a table that the host's CLI
+ * reads back with the same row count DuckDB counts in the source Parquet.
+ *
+ * Heavy (a Docker engine, an image build with a native compile): its own lane,
+ * `npm run test:docker-image` (about 10 min cold, 2 min warm). Without DOCKER_HOST it starts a private engine with
+ * test/docker/engine.sh (root; see DESIGN.md "Docker here"); containers use --network host.
+ */
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inspect } from '../e2e/cli.js';
+
+const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const IMAGE = 'thund:image-test';
+const BUILD_TIMEOUT_MS = 30 * 60_000;
+
+let dockerHost = process.env['DOCKER_HOST'] ?? '';
+let startedEngine = false;
+const timings: string[] = [];
+
+function run(command: string, args: readonly string[], timeout = BUILD_TIMEOUT_MS): SpawnSyncReturns<string> {
+  const started = Date.now();
+  const result = spawnSync(command, [...args], {
+    cwd: REPO,
+    encoding: 'utf8',
+    timeout,
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, DOCKER_HOST: dockerHost },
+  });
+  timings.push(`${[command, ...args.slice(0, 2)].join(' ')}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return result;
+}
+
+/** The private engine is driven by its own client (same API version); otherwise `docker` on PATH. */
+function docker(args: readonly string[], timeout?: number): SpawnSyncReturns<string> {
+  return run(process.env['THUND_DOCKER_CLI'] ?? (startedEngine ? '/usr/bin/docker' : 'docker'), args, timeout);
+}
+
+function expectOk(result: SpawnSyncReturns<string>, what: string): void {
+  if (result.status !== 0) {
+    const tail = `${result.stdout ?? ''}\n${result.stderr ?? ''}`.split('\n').slice(-40).join('\n');
+    throw new Error(`${what} failed (exit ${result.status}${result.error ? `, ${result.error.message}` : ''}):\n${tail}`);
+  }
+}
+
+describe('docker/Dockerfile image', () => {
+  beforeAll(() => {
+    if (dockerHost === '') {
+      const engine = run('bash', ['test/docker/engine.sh', 'start'], 15 * 60_000);
+      expectOk(engine, 'test/docker/engine.sh start');
+      dockerHost = /DOCKER_HOST=(\S+)/.exec(engine.stdout)?.[1] ?? '';
+      startedEngine = true;
+    }
+    expectOk(docker(['build', '--network', 'host', '-f', 'docker/Dockerfile', '-t', IMAGE, '.']), 'docker build');
+  }, BUILD_TIMEOUT_MS + 15 * 60_000);
+
+  afterAll(() => {
+    if (startedEngine) run('bash', ['test/docker/engine.sh', 'stop'], 60_000);
+    console.log(`docker image test timings:\n  ${timings.join('\n  ')}`);
+  });
+
+  it('prints the usage by default and runs as a non-root user', () => {
+    const help = docker(['run', '--rm', '--network', 'host', IMAGE], 120_000);
+    expectOk(help, 'docker run (default command)');
+    expect(help.stdout).toMatch(/^Usage:/m);
+    expect(help.stdout).toContain('thund run <pipeline.yaml>');
+    const user = docker(['image', 'inspect', '--format', '{{.Config.User}}', IMAGE], 60_000);
+    expectOk(user, 'docker image inspect');
+    expect(user.stdout.trim()).not.toMatch(/^(root|0)?(:|$)/);
+  }, 300_000);
+
+  it('carries production dependencies only', () => {
+    // One container answers for all names: each docker run costs ~15-40 s on the vfs engine.
+    const names = ['@duckdb/node-api', 'better-sqlite3', 'typescript', 'vitest'];
+    const script = `const found = {}; for (const n of ${JSON.stringify(names)}) { try { require.resolve(n + '/package.json', { paths: ['/app'] }); found[n] = true; } catch { found[n] = false; } } console.log(JSON.stringify(found));`;
+    const result = docker(['run', '--rm', '--network', 'host', '--entrypoint', 'node', IMAGE, '-e', script], 240_000);
+    expectOk(result, 'docker run node -e (dependency probe)');
+    expect(JSON.parse(result.stdout.trim().split('\n').pop() ?? '{}')).toEqual({
+      '@duckdb/node-api': true,
+      'better-sqlite3': true,
+      typescript: false,
+      vitest: false,
+    });
+  }, 300_000);
+
+  it('runs the quickstart pipeline; the host reads the table it wrote', async () => {
+    const warehouse = mkdtempSync(join(tmpdir(), 'thund-image-wh-'));
+    try {
+      chmodSync(warehouse, 0o777); // the container user (not root) writes here
+      const result = docker(
+        // Mounted at the same path, so the file:// locations in the catalog resolve on the host too.
+        ['run', '--rm', '--network', 'host', '-v', `${warehouse}:${warehouse}`, IMAGE, 'run', '/app/examples/quickstart/pipeline.yaml', '--warehouse', warehouse],
+        300_000,
+      );
+      expectOk(result, 'docker run thund run quickstart');
+
+      // Written by the image's user, not root.
+      const catalogDb = readdirSync(warehouse).find((name) => name.endsWith('.db'));
+      expect(catalogDb).toBeDefined();
+      expect(statSync(join(warehouse, catalogDb ?? '')).uid).not.toBe(0);
+
+      // The host's CLI reads the table; DuckDB on the host counts the source rows.
+      const instance = await DuckDBInstance.create();
+      const connection = await instance.connect();
+      const reader = await connection.runAndReadAll(
+        `SELECT count(*)::BIGINT AS n FROM read_parquet('${join(REPO, 'examples/quickstart/data/orders.parquet')}')`,
+      );
+      const expected = Number(reader.getRowObjects()[0]?.['n']);
+      connection.closeSync();
+      instance.closeSync();
+      const report = inspect('lake.orders', warehouse);
+      expect(Number(report.rowCount)).toBe(expected);
+      expect(report.snapshots).toHaveLength(1);
+      expect(report.snapshots[0]?.summary['added-records']).toBe(String(expected));
+    } finally {
+      rmSync(warehouse, { recursive: true, force: true });
+    }
+  }, 600_000);
+});
