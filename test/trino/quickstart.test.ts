@@ -9,33 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DuckDbSession, quoteLiteral } from '../../src/duckdb/session.js';
 import { REPO, inspect, thund, type InspectReport } from '../e2e/cli.js';
 import { icebergTypeOfTrino, readWithTrino, type TrinoTable } from '../interop/trino.js';
-import { verifyTableRows, verifyTableSchema, type ColumnType, type Row } from '../interop/verify.js';
+import { QUICKSTART_COLUMNS, quickstartExpectedRows } from '../interop/quickstart-expected.js';
+import { verifyTableRows, verifyTableSchema, type Row } from '../interop/verify.js';
 import { startTrino, type RunningTrino } from '../stack/trino.js';
 import { summaryLine } from '../stack/service.js';
 
 const SPEC = join(REPO, 'examples/quickstart/pipeline.yaml');
-const INPUT = join(REPO, 'examples/quickstart/data/orders.parquet');
-
-/** The flow's SELECT run by DuckDB over the input; timestamps as µs since epoch. */
-const EXPECTED_SQL = `
-  SELECT CAST(id AS BIGINT) AS order_id, customer AS customer_name,
-         CAST(amount_cents * 0.01 AS DECIMAL(12, 2))::VARCHAR AS amount, upper(currency) AS currency,
-         epoch_us(to_timestamp(ordered_at_epoch_s)) AS ordered_at, CAST(ship_date AS DATE)::VARCHAR AS ship_date, is_gift
-  FROM read_parquet(${quoteLiteral(INPUT)})`;
-
-const COLUMNS: ColumnType[] = [
-  { name: 'order_id', type: 'long' },
-  { name: 'customer_name', type: 'string' },
-  { name: 'amount', type: 'decimal(12, 2)' },
-  { name: 'currency', type: 'string' },
-  { name: 'ordered_at', type: 'timestamptz' },
-  { name: 'ship_date', type: 'date' },
-  { name: 'is_gift', type: 'boolean' },
-];
-
 const seconds = (since: number): string => `${((Date.now() - since) / 1000).toFixed(1)} s`;
 
 describe('trino 483 reads the quickstart table from the embedded SQLite catalog', () => {
@@ -47,12 +28,7 @@ describe('trino 483 reads the quickstart table from the embedded SQLite catalog'
 
   beforeAll(async () => {
     warehouse = mkdtempSync(join(tmpdir(), 'thund-trino-quickstart-'));
-    const session = await DuckDbSession.open();
-    try {
-      expected = await session.queryJson(EXPECTED_SQL);
-    } finally {
-      session.close();
-    }
+    expected = await quickstartExpectedRows();
     for (let run = 0; run < 2; run++) {
       const result = thund(['run', SPEC, '--warehouse', warehouse]);
       expect(result.stderr).toBe('');
@@ -79,7 +55,7 @@ describe('trino 483 reads the quickstart table from the embedded SQLite catalog'
 
   it('sees the schema with the same Iceberg types', () => {
     verifyTableSchema({
-      expected: COLUMNS,
+      expected: QUICKSTART_COLUMNS,
       actual: table.columns.map((column) => ({ name: column.name, type: icebergTypeOfTrino(column.type) })),
       reader: 'trino',
     });
@@ -93,7 +69,7 @@ describe('trino 483 reads the quickstart table from the embedded SQLite catalog'
 
   it('reads exactly the flow output once per run', () => {
     expect(expected.length).toBeGreaterThan(500);
-    const summary = verifyTableRows({ expected: [...expected, ...expected], actual: table.rows, columns: COLUMNS, reader: 'trino', table: 'lake.orders' });
+    const summary = verifyTableRows({ expected: [...expected, ...expected], actual: table.rows, columns: QUICKSTART_COLUMNS, reader: 'trino', table: 'lake.orders' });
     expect(summary.rows).toBe(2 * expected.length);
   });
 
@@ -101,6 +77,6 @@ describe('trino 483 reads the quickstart table from the embedded SQLite catalog'
     const gifts = await readWithTrino({ uri: trino.uri, catalog: 'thund', table: 'lake.orders', filter: "is_gift AND currency = 'EUR'" });
     const wanted = expected.filter((row) => row['is_gift'] === true && row['currency'] === 'EUR');
     expect(wanted.length).toBeGreaterThan(0);
-    verifyTableRows({ expected: [...wanted, ...wanted], actual: gifts.rows, columns: COLUMNS, reader: 'trino', table: 'lake.orders' });
+    verifyTableRows({ expected: [...wanted, ...wanted], actual: gifts.rows, columns: QUICKSTART_COLUMNS, reader: 'trino', table: 'lake.orders' });
   });
 });
