@@ -15,7 +15,9 @@ export interface FlowOutput {
   readonly fields: readonly UnassignedField[];
 }
 
-export async function describeFlow(session: DuckDbSession, flowName: string, sql: string): Promise<FlowOutput> {
+export async function describeFlow(session: DuckDbSession, flowName: string, flowSql: string): Promise<FlowOutput> {
+  // The flow's query is embedded as a subquery, where a trailing semicolon would be a syntax error.
+  const sql = flowSql.trim().replace(/;+\s*$/, '');
   let columns: { column_name: string; column_type: string }[];
   try {
     columns = (await session.queryJson(`DESCRIBE SELECT * FROM (${sql})`)) as typeof columns;

@@ -13,7 +13,9 @@ import {
   tableMetadataV2Wire,
   tableMetadataV3Wire,
   type PartitionFieldWire,
+  type PartitionSpecWire,
   type SnapshotWire,
+  type SortOrderWire,
   type SortFieldWire,
   type TableMetadataWire,
 } from './metadata-wire.js';
@@ -87,15 +89,7 @@ function toDomain(w: TableMetadataWire, source: string): TableMetadata {
     w['last-partition-id'] ??
     Math.max(UNPARTITIONED_LAST_PARTITION_ID, ...partitionSpecs.flatMap((s) => s.fields.map((f) => f.fieldId)));
 
-  const sortOrders: SortOrder[] = (w['sort-orders'] ?? []).map((o, i) => ({
-    orderId: o['order-id'],
-    fields: o.fields.map((f, j) => ({
-      transform: f.transform,
-      sourceId: singleSourceId(f, source, `sort-orders[${i}].fields[${j}]`),
-      direction: f.direction,
-      nullOrder: f['null-order'],
-    })),
-  }));
+  const sortOrders: SortOrder[] = (w['sort-orders'] ?? []).map((o, i) => readSortOrder(o, source, `sort-orders[${i}]`));
   const defaultSortOrderId = w['default-sort-order-id'] ?? 0;
   // Order 0 is "unsorted" by definition; old v1 files omit the list entirely.
   if (defaultSortOrderId === 0 && !sortOrders.some((o) => o.orderId === 0)) sortOrders.unshift({ orderId: 0, fields: [] });
@@ -196,10 +190,7 @@ function readSchemas(w: TableMetadataWire, source: string): { schemas: Schema[];
 function readSpecs(w: TableMetadataWire, source: string): { partitionSpecs: PartitionSpec[]; defaultSpecId: number } {
   let partitionSpecs: PartitionSpec[];
   if (w['partition-specs'] !== undefined) {
-    partitionSpecs = w['partition-specs'].map((s, i) => ({
-      specId: s['spec-id'],
-      fields: s.fields.map((f, j) => readPartitionField(f, j, source, `partition-specs[${i}].fields[${j}]`)),
-    }));
+    partitionSpecs = w['partition-specs'].map((s, i) => readPartitionSpec(s, source, `partition-specs[${i}]`));
   } else {
     const fields = w['partition-spec'] ?? [];
     partitionSpecs = [{ specId: 0, fields: fields.map((f, j) => readPartitionField(f, j, source, `partition-spec[${j}]`)) }];
@@ -210,6 +201,22 @@ function readSpecs(w: TableMetadataWire, source: string): { partitionSpecs: Part
     throw invalid(source, 'default-spec-id', `partition spec ${defaultSpecId} not found among partition-specs`);
   }
   return { partitionSpecs, defaultSpecId };
+}
+
+export function readPartitionSpec(s: PartitionSpecWire, source: string, path: string): PartitionSpec {
+  return { specId: s['spec-id'], fields: s.fields.map((f, j) => readPartitionField(f, j, source, `${path}.fields[${j}]`)) };
+}
+
+export function readSortOrder(o: SortOrderWire, source: string, path: string): SortOrder {
+  return {
+    orderId: o['order-id'],
+    fields: o.fields.map((f, j) => ({
+      transform: f.transform,
+      sourceId: singleSourceId(f, source, `${path}.fields[${j}]`),
+      direction: f.direction,
+      nullOrder: f['null-order'],
+    })),
+  };
 }
 
 function readPartitionField(f: PartitionFieldWire, index: number, source: string, path: string): PartitionField {
@@ -232,7 +239,7 @@ function singleSourceId(f: PartitionFieldWire | SortFieldWire, source: string, p
   throw invalid(source, `${path}.source-id`, 'required field is missing');
 }
 
-function readSnapshot(s: SnapshotWire, source: string, path: string): Snapshot {
+export function readSnapshot(s: SnapshotWire, source: string, path: string): Snapshot {
   const manifestList = s['manifest-list'];
   if (manifestList === undefined && s.manifests === undefined) {
     throw invalid(source, `${path}.manifest-list`, 'required field is missing');
@@ -268,10 +275,7 @@ export function serializeTableMetadata(m: TableMetadata): string {
     'last-column-id': m.lastColumnId,
     schemas: m.schemas.map((s) => schemaToJson(s)),
     'current-schema-id': m.currentSchemaId,
-    'partition-specs': m.partitionSpecs.map((s) => ({
-      'spec-id': s.specId,
-      fields: s.fields.map((f) => ({ name: f.name, transform: f.transform, 'source-id': f.sourceId, 'field-id': f.fieldId })),
-    })),
+    'partition-specs': m.partitionSpecs.map(partitionSpecToJson),
     'default-spec-id': m.defaultSpecId,
     'last-partition-id': m.lastPartitionId,
     properties: m.properties,
@@ -279,10 +283,7 @@ export function serializeTableMetadata(m: TableMetadata): string {
     snapshots: m.snapshots.map(snapshotToJson),
     'snapshot-log': m.snapshotLog.map((e) => ({ 'timestamp-ms': e.timestampMs, 'snapshot-id': e.snapshotId })),
     'metadata-log': m.metadataLog.map((e) => ({ 'timestamp-ms': e.timestampMs, 'metadata-file': e.metadataFile })),
-    'sort-orders': m.sortOrders.map((o) => ({
-      'order-id': o.orderId,
-      fields: o.fields.map((f) => ({ transform: f.transform, 'source-id': f.sourceId, direction: f.direction, 'null-order': f.nullOrder })),
-    })),
+    'sort-orders': m.sortOrders.map(sortOrderToJson),
     'default-sort-order-id': m.defaultSortOrderId,
     refs: Object.fromEntries([...m.refs].map(([name, r]) => [name, refToJson(r)])),
     statistics: m.statistics,
@@ -293,7 +294,22 @@ export function serializeTableMetadata(m: TableMetadata): string {
   return stringifyJson(wire, 2);
 }
 
-function snapshotToJson(s: Snapshot): Record<string, unknown> {
+export function partitionSpecToJson(s: PartitionSpec): Record<string, unknown> {
+  return {
+    'spec-id': s.specId,
+    fields: s.fields.map((f) => ({ name: f.name, transform: f.transform, 'source-id': f.sourceId, 'field-id': f.fieldId })),
+  };
+}
+
+export function sortOrderToJson(o: SortOrder): Record<string, unknown> {
+  return {
+    'order-id': o.orderId,
+    fields: o.fields.map((f) => ({ transform: f.transform, 'source-id': f.sourceId, direction: f.direction, 'null-order': f.nullOrder })),
+  };
+}
+
+/** Snapshot object (§1.2); absent optional fields are undefined, which stringifyJson skips. */
+export function snapshotToJson(s: Snapshot): Record<string, unknown> {
   const { operation, ...rest } = s.summary;
   return {
     'snapshot-id': s.snapshotId,
@@ -309,7 +325,7 @@ function snapshotToJson(s: Snapshot): Record<string, unknown> {
   };
 }
 
-function refToJson(r: SnapshotRef): Record<string, unknown> {
+export function refToJson(r: SnapshotRef): Record<string, unknown> {
   return {
     'snapshot-id': r.snapshotId,
     type: r.type,

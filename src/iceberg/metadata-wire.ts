@@ -68,7 +68,8 @@ const snapshotShape = {
   'key-id': z.string().nullish(),
 };
 
-const snapshotV1Wire = z.object(snapshotShape);
+/** Lenient snapshot form (v1: sequence-number and manifest-list optional); readSnapshot checks the rest. */
+export const snapshotV1Wire = z.object(snapshotShape);
 const snapshotV2Wire = z.object({ ...snapshotShape, 'sequence-number': long, 'manifest-list': z.string() });
 
 export const snapshotRefWire = z.object({
@@ -143,3 +144,5 @@ export type TableMetadataWire =
 export type SnapshotWire = z.output<typeof snapshotV1Wire>;
 export type PartitionFieldWire = z.output<typeof partitionFieldWire>;
 export type SortFieldWire = z.output<typeof sortFieldWire>;
+export type PartitionSpecWire = z.output<typeof partitionSpecWire>;
+export type SortOrderWire = z.output<typeof sortOrderWire>;

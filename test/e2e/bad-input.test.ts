@@ -125,3 +125,11 @@ describe('thund inspect with bad input', () => {
     expect(result.stderr).toMatch(/namespace\.table/);
   });
 });
+
+describe('thund run with forgiving input', () => {
+  it('accepts flow SQL that ends with a semicolon', () => {
+    const result = thund(['run', spec('"SELECT id FROM orders;  "'), '--warehouse', warehouse]);
+    expect(result.stderr).toBe('');
+    expect(Number(inspect('lake.orders', warehouse).rowCount)).toBeGreaterThan(0);
+  });
+});
