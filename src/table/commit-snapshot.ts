@@ -48,13 +48,8 @@ export async function commitSnapshot(request: SnapshotCommitRequest): Promise<Sn
   const snapshotId = newSnapshotId(metadata.snapshots.map((snapshot) => snapshot.snapshotId));
   const commitId = randomUUID();
   const context = { io, metadata, snapshotId, commitId };
-  const written: string[] = [];
-  const added: PendingManifest[] = [];
-  if (request.addedFiles.length > 0) {
-    const manifest = await writeAddedManifest(context, request.addedFiles, 0);
-    added.push(manifest);
-    written.push(manifest.file.manifestPath);
-  }
+  const added: PendingManifest[] = request.addedFiles.length > 0 ? [await writeAddedManifest(context, request.addedFiles, 0)] : [];
+  const manifestLists: string[] = [];
   const policy = retryPolicy(metadata.properties);
   const started = Date.now();
   const baseMainId = mainSnapshotId(metadata);
@@ -62,7 +57,7 @@ export async function commitSnapshot(request: SnapshotCommitRequest): Promise<Sn
   for (let attempt = 0; ; attempt += 1) {
     const parent = snapshotForRef(metadata, MAIN_BRANCH);
     if (request.mode === 'overwrite') {
-      removed = await planOverwrite({ ...context, metadata }, parent, removed, written, attempt);
+      removed = await planOverwrite({ ...context, metadata }, parent, removed, attempt);
     }
     const sequenceNumber = metadata.lastSequenceNumber + 1n;
     const manifests: ManifestFile[] = [
@@ -81,7 +76,7 @@ export async function commitSnapshot(request: SnapshotCommitRequest): Promise<Sn
       ...(firstRowId === undefined ? {} : { firstRowId }),
     });
     await io.writeNew(manifestList, list.bytes);
-    written.push(manifestList);
+    manifestLists.push(manifestList);
     const snapshot: Snapshot = {
       snapshotId,
       ...(parent === undefined ? {} : { parentSnapshotId: parent.snapshotId }),
@@ -98,7 +93,7 @@ export async function commitSnapshot(request: SnapshotCommitRequest): Promise<Sn
         requirementsFor(request.base.create, metadata),
         [...(request.base.create ? updatesForCreate(metadata) : []), ...snapshotUpdates(snapshot)],
       );
-      await deleteQuietly(io, written.filter((path) => path.includes('/snap-') && path !== manifestList));
+      await deleteQuietly(io, manifestLists.filter((path) => path !== manifestList));
       return { table, snapshot, attempts: attempt + 1 };
     } catch (error) {
       if (error instanceof CommitStateUnknownError) {
@@ -109,19 +104,19 @@ export async function commitSnapshot(request: SnapshotCommitRequest): Promise<Sn
       const retry = attempt + 1;
       const retryable = error instanceof CommitConflictError && !request.base.create;
       if (!retryable || retry > policy.numRetries || Date.now() - started > policy.totalTimeoutMs) {
-        await deleteQuietly(io, written);
+        await deleteQuietly(io, [...ownManifests(added, removed), ...manifestLists]);
         throw conflictMessage(request, error);
       }
       await sleep(backoffMs(policy, retry));
       metadata = (await request.catalog.loadTable(request.identifier)).metadata;
       if (metadata.tableUuid !== request.base.metadata.tableUuid) {
-        await deleteQuietly(io, written);
+        await deleteQuietly(io, [...ownManifests(added, removed), ...manifestLists]);
         throw new CommitConflictError(`Table ${formatIdentifier(request.identifier)} was replaced by another table during the commit`, {
           retryable: false,
         });
       }
       if (request.mode === 'overwrite' && mainSnapshotId(metadata) !== baseMainId) {
-        await deleteQuietly(io, written);
+        await deleteQuietly(io, [...ownManifests(added, removed), ...manifestLists]);
         throw new CommitConflictError(
           `Table ${formatIdentifier(request.identifier)} changed while it was being overwritten; nothing was committed, run again`,
           { retryable: false },
@@ -129,6 +124,10 @@ export async function commitSnapshot(request: SnapshotCommitRequest): Promise<Sn
       }
     }
   }
+}
+
+function ownManifests(added: readonly PendingManifest[], removed: RemovedSet | undefined): string[] {
+  return [...added, ...(removed?.manifests ?? [])].map((pending) => pending.file.manifestPath);
 }
 
 function requirementsFor(create: boolean, metadata: TableMetadata): TableRequirement[] {

@@ -30,7 +30,6 @@ export async function planOverwrite(
   context: ManifestWriteContext,
   parent: Snapshot | undefined,
   previous: RemovedSet | undefined,
-  written: string[],
   attempt: number,
 ): Promise<RemovedSet> {
   if (previous !== undefined && attempt > 0) return previous;
@@ -49,7 +48,6 @@ export async function planOverwrite(
     if (group.entries.length === 0) continue;
     const pending = await writeDeletedManifest(context, group.entries, group.content, group.specId, index);
     index += 1;
-    written.push(pending.file.manifestPath);
     manifests.push(pending);
     files.push(...group.entries.map((entry) => entry.dataFile));
   }

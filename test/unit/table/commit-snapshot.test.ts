@@ -3,7 +3,7 @@
  * writer (409 → refresh, rebuild the manifest list, retry), and an unknown outcome (never delete,
  * look for our snapshot id).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -11,7 +11,7 @@ import type { Catalog, TableIdentifier } from '../../../catalog/catalog.js';
 import { SqlCatalog } from '../../../catalog/sql/index.js';
 import { LocalFileIO, toFileUri } from '../../../connectors/storage/local-file-io.js';
 import { DuckDbSession } from '../../../src/duckdb/session.js';
-import { CommitStateUnknownError } from '../../../src/errors.js';
+import { CommitStateUnknownError, InvalidInputError } from '../../../src/errors.js';
 import type { DataFile } from '../../../src/iceberg/data-file.js';
 import { assignFreshIds } from '../../../src/iceberg/schema.js';
 import { primitive } from '../../../src/iceberg/types.js';
@@ -122,6 +122,16 @@ describe('commitSnapshot', () => {
     const { metadata } = await catalog.loadTable(ID);
     expect(metadata.currentSnapshotId).toBe(result.snapshot.snapshotId);
     expect(metadata.snapshots).toHaveLength(1);
+  });
+
+  it('removes the manifests and manifest lists it wrote when the commit is refused', async () => {
+    const metadataDir = join(work, 'db', 't', 'metadata');
+    const before = readdirSync(metadataDir).sort();
+    const refuses: Catalog = Object.create(catalog, {
+      commitTable: { value: async () => Promise.reject(new InvalidInputError('the server refused the request')) },
+    });
+    await expect(append(await writeRows(0, 4), refuses)).rejects.toBeInstanceOf(InvalidInputError);
+    expect(readdirSync(metadataDir).sort()).toEqual(before);
   });
 
   it('keeps every file when the outcome stays unknown', async () => {
