@@ -2,9 +2,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { IcebergFormatError } from '../../../src/errors.js';
 import { parseJson } from '../../../src/iceberg/json.js';
 import { decodeMetadataBytes, parseTableMetadata, readTableMetadata, serializeTableMetadata } from '../../../src/iceberg/metadata-json.js';
+import { rejection } from './rejection.js';
 
 const FIXTURES = resolve(process.cwd(), process.env.THUND_FIXTURES ?? '../shared/fixtures');
 const RUST = join(FIXTURES, 'iceberg-rust/crates/iceberg/testdata');
@@ -13,15 +13,6 @@ const DUCKDB = join(FIXTURES, 'duckdb-iceberg/data/persistent');
 
 const read = (path: string): string => readFileSync(path, 'utf8');
 
-function rejection(fn: () => unknown): IcebergFormatError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(IcebergFormatError);
-    return e as IcebergFormatError;
-  }
-  throw new Error('expected a rejection');
-}
 
 /** serialize → parse must give back the same domain object. */
 function expectFixedPoint(text: string, source: string): void {

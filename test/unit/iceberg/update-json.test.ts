@@ -1,7 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { IcebergFormatError } from '../../../src/errors.js';
 import { parseJson, stringifyJson } from '../../../src/iceberg/json.js';
 import { applyUpdates, newTableMetadata, tableMetadataFromUpdates, updatesForCreate } from '../../../src/iceberg/metadata-builder.js';
 import { parseTableMetadata } from '../../../src/iceberg/metadata-json.js';
@@ -17,6 +16,7 @@ import {
   updateToWire,
 } from '../../../src/iceberg/update-json.js';
 import type { TableUpdate } from '../../../src/iceberg/updates.js';
+import { rejection } from './rejection.js';
 
 const FIXTURES = resolve(process.cwd(), process.env.THUND_FIXTURES ?? '../shared/fixtures');
 const RUST_TM = join(FIXTURES, 'iceberg-rust/crates/iceberg/testdata/table_metadata');
@@ -87,15 +87,6 @@ const everyRequirement: TableRequirement[] = [
 /** Through the real JSON text, as a REST body would travel. */
 const overTheWire = (wire: Record<string, unknown>): unknown => parseJson(stringifyJson(wire), 'test');
 
-function rejection(fn: () => unknown): IcebergFormatError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(IcebergFormatError);
-    return e as IcebergFormatError;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('round trip domain → wire JSON text → domain', () => {
   it('covers every update action of §7.5 that Thund models', () => {
