@@ -41,7 +41,7 @@ export class IcebergFormatError extends ThundError {
 /** A commit requirement did not hold against the current table state (retry after refresh). */
 export class CommitConflictError extends ThundError {
   constructor(message: string, options: ThundErrorOptions = {}) {
-    super('COMMIT_CONFLICT', message, { ...options, retryable: true });
+    super('COMMIT_CONFLICT', message, { retryable: true, ...options });
   }
 }
 

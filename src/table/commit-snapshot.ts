@@ -102,7 +102,7 @@ export async function commitSnapshot(request: SnapshotCommitRequest): Promise<Sn
         throw error;
       }
       const retry = attempt + 1;
-      const retryable = error instanceof CommitConflictError && !request.base.create;
+      const retryable = error instanceof CommitConflictError && error.retryable && !request.base.create;
       if (!retryable || retry > policy.numRetries || Date.now() - started > policy.totalTimeoutMs) {
         await deleteQuietly(io, [...ownManifests(added, removed), ...manifestLists]);
         throw conflictMessage(request, error);
