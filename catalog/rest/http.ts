@@ -1,0 +1,196 @@
+/**
+ * The HTTP layer of the REST catalog client (ICEBERG.md §7.2, §7.6): `{uri}/v1/{prefix}/…` URLs,
+ * int64-safe JSON bodies, a static bearer token, per-request timeouts, zod validation of every
+ * response, and the mapping of `{"error":{message,type,code}}` + status onto typed errors.
+ */
+import type { z } from 'zod';
+import {
+  AlreadyExistsError,
+  CommitConflictError,
+  CommitStateUnknownError,
+  NoSuchNamespaceError,
+  NoSuchTableError,
+  ThundError,
+  type ErrorContext,
+} from '../../src/errors.js';
+import { parseJson, stringifyJson } from '../../src/iceberg/json.js';
+import { errorResponseWire } from './wire.js';
+
+/** What the call does: decides how 404/409/5xx are reported. */
+export type RestOperation = 'read' | 'create' | 'rename' | 'commit' | 'drop';
+
+/** Which missing thing a 404 without a recognisable error `type` means. */
+export type NotFoundKind = 'table' | 'namespace';
+
+export interface RestHttpOptions {
+  /** Catalog base URI, without `/v1`. */
+  readonly uri: string;
+  /** Sent as `Authorization: Bearer <token>`; never logged or put into error context. */
+  readonly token?: string;
+  /** Per-request timeout; default 60 s. */
+  readonly timeoutMs?: number;
+  /** Replaceable for tests (fault injection). */
+  readonly fetch?: typeof fetch;
+}
+
+export interface RestRequest<T> {
+  readonly method: 'GET' | 'POST' | 'DELETE' | 'HEAD';
+  /** Path after `/v1/{prefix}`, starting with `/`, already encoded. */
+  readonly path: string;
+  readonly query?: Readonly<Record<string, string | undefined>>;
+  /** A JSON value (serialised with stringifyJson) or ready JSON text. */
+  readonly body?: unknown;
+  readonly bodyText?: string;
+  /** Validates the JSON response; omit for calls answered with 204 / no body. */
+  readonly response?: z.ZodType<T>;
+  readonly operation: RestOperation;
+  readonly notFound?: NotFoundKind;
+  /** Names the namespace/table in errors. */
+  readonly context?: ErrorContext;
+  /** Do not prefix the path with `{prefix}` (the config call). */
+  readonly unprefixed?: boolean;
+}
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+const COMMIT_UNKNOWN_STATUSES = new Set([500, 502, 503, 504]);
+
+export class RestHttp {
+  private readonly base: string;
+  private readonly timeoutMs: number;
+  private readonly fetchFn: typeof fetch;
+  private prefix = '';
+
+  constructor(private readonly options: RestHttpOptions) {
+    this.base = options.uri.replace(/\/+$/, '');
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.fetchFn = options.fetch ?? fetch;
+  }
+
+  /** The config's `prefix`, inserted as `/v1/{prefix}/…` (segments kept, each URL-encoded). */
+  setPrefix(prefix: string | undefined): void {
+    const trimmed = (prefix ?? '').replace(/^\/+|\/+$/g, '');
+    this.prefix = trimmed === '' ? '' : '/' + trimmed.split('/').map(encodeURIComponent).join('/');
+  }
+
+  url(path: string, query?: Readonly<Record<string, string | undefined>>, unprefixed = false): string {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(query ?? {})) if (value !== undefined) params.set(key, value);
+    const search = params.toString();
+    return `${this.base}/v1${unprefixed ? '' : this.prefix}${path}${search === '' ? '' : `?${search}`}`;
+  }
+
+  /** Sends the request; returns the validated body, or undefined for an empty (204) answer. */
+  async request<T>(req: RestRequest<T>): Promise<T | undefined> {
+    const response = await this.send(req);
+    let text: string;
+    try {
+      text = await response.text();
+    } catch (error) {
+      throw this.networkError(req, error);
+    }
+    if (!response.ok) throw errorFromResponse(req, response.status, text);
+    if (req.response === undefined) return undefined;
+    if (text.trim() === '') {
+      throw this.badResponse(req, response.status, 'the response has no body');
+    }
+    let json: unknown;
+    try {
+      json = parseJson(text, `${req.method} ${req.path}`);
+    } catch (error) {
+      throw this.badResponse(req, response.status, 'the response is not JSON', error);
+    }
+    const parsed = req.response.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue === undefined ? '' : ` at ${issue.path.join('.') || '(root)'}: ${issue.message}`;
+      throw this.badResponse(req, response.status, `unexpected response shape${where}`, parsed.error);
+    }
+    return parsed.data;
+  }
+
+  /** HEAD: true for 2xx, false for 404, a typed error otherwise. */
+  async exists(req: Omit<RestRequest<never>, 'method' | 'response'>): Promise<boolean> {
+    const full: RestRequest<never> = { ...req, method: 'HEAD' };
+    const response = await this.send(full);
+    if (response.ok) return true;
+    if (response.status === 404) return false;
+    throw errorFromResponse(full, response.status, '');
+  }
+
+  private async send<T>(req: RestRequest<T>): Promise<Response> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (this.options.token !== undefined) headers['authorization'] = `Bearer ${this.options.token}`;
+    let body: string | undefined = req.bodyText;
+    if (body === undefined && req.body !== undefined) body = stringifyJson(req.body);
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    try {
+      return await this.fetchFn(this.url(req.path, req.query, req.unprefixed), {
+        method: req.method,
+        headers,
+        ...(body === undefined ? {} : { body }),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (error) {
+      throw this.networkError(req, error);
+    }
+  }
+
+  private networkError<T>(req: RestRequest<T>, cause: unknown): ThundError {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    const context = { ...req.context, method: req.method, path: req.path };
+    if (req.operation === 'commit') {
+      // The request may have reached the server and been applied (ICEBERG.md §7.1).
+      return new CommitStateUnknownError(`Commit outcome unknown: no response from the catalog (${reason})`, { cause, context });
+    }
+    return new ThundError('REST_NETWORK', `REST catalog request ${req.method} ${req.path} failed: ${reason}`, {
+      retryable: true,
+      cause,
+      context,
+    });
+  }
+
+  private badResponse<T>(req: RestRequest<T>, status: number, reason: string, cause?: unknown): ThundError {
+    const context = { ...req.context, method: req.method, path: req.path, status };
+    if (req.operation === 'commit') {
+      // A 2xx commit answer was applied, but we cannot tell the caller what the table looks like.
+      return new CommitStateUnknownError(`Commit outcome unknown: ${reason}`, { cause, context });
+    }
+    return new ThundError('REST_BAD_RESPONSE', `REST catalog ${req.method} ${req.path}: ${reason}`, { cause, context });
+  }
+}
+
+/** Maps an error status and its `{"error":{…}}` body (if any) onto the project's error types. */
+export function errorFromResponse<T>(req: RestRequest<T>, status: number, text: string): ThundError {
+  const detail = parseErrorBody(text);
+  const type = detail?.type ?? '';
+  const message = detail?.message ?? `HTTP ${status}`;
+  const context: ErrorContext = { ...req.context, method: req.method, path: req.path, status, errorType: detail?.type };
+  const what = `${req.method} ${req.path}`;
+  if (status === 404) {
+    if (/NoSuchNamespace/i.test(type)) return new NoSuchNamespaceError(`No such namespace: ${message}`, { context });
+    if (/NoSuchTable|NoSuchView/i.test(type)) return new NoSuchTableError(`No such table: ${message}`, { context });
+    if (req.notFound === 'namespace') return new NoSuchNamespaceError(`No such namespace: ${message}`, { context });
+    if (req.notFound === 'table') return new NoSuchTableError(`No such table: ${message}`, { context });
+  }
+  if (status === 409) {
+    if (req.operation === 'commit') return new CommitConflictError(`Commit conflict: ${message}`, { context });
+    if (req.operation === 'create' || req.operation === 'rename') return new AlreadyExistsError(`Already exists: ${message}`, { context });
+  }
+  if (req.operation === 'commit' && COMMIT_UNKNOWN_STATUSES.has(status)) {
+    return new CommitStateUnknownError(`Commit outcome unknown: HTTP ${status}: ${message}`, { context });
+  }
+  return new ThundError(`REST_${status}`, `REST catalog ${what} failed with HTTP ${status}${type === '' ? '' : ` (${type})`}: ${message}`, {
+    retryable: status >= 500,
+    context,
+  });
+}
+
+function parseErrorBody(text: string): { message?: string; type?: string } | undefined {
+  if (text.trim() === '') return undefined;
+  try {
+    const parsed = errorResponseWire.safeParse(parseJson(text, 'REST error response'));
+    return parsed.success ? parsed.data.error : undefined;
+  } catch {
+    return undefined;
+  }
+}
