@@ -7,18 +7,14 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { requireServiceEnv } from '../stack/service.js';
+import { testS3Client } from '../stack/s3-env.js';
 
 let s3: S3Client;
 let bucket: string;
 
 beforeAll(() => {
   bucket = requireServiceEnv('THUND_TEST_S3_BUCKET');
-  s3 = new S3Client({
-    endpoint: requireServiceEnv('THUND_TEST_S3_ENDPOINT'),
-    region: requireServiceEnv('THUND_TEST_S3_REGION'),
-    forcePathStyle: true,
-    credentials: { accessKeyId: requireServiceEnv('THUND_TEST_S3_ACCESS_KEY'), secretAccessKey: requireServiceEnv('THUND_TEST_S3_SECRET_KEY') },
-  });
+  s3 = testS3Client();
 });
 
 afterAll(() => s3?.destroy());

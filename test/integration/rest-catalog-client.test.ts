@@ -16,6 +16,7 @@ import { commitSnapshot } from '../../src/table/commit-snapshot.js';
 import { liveDataFiles } from '../../src/table/scan.js';
 import { writeDataFiles } from '../../src/write/data-file-writer.js';
 import { requireServiceEnv } from '../stack/service.js';
+import { testS3FileIOOptions } from '../stack/s3-env.js';
 
 let catalog: RestCatalog;
 let io: S3FileIO;
@@ -31,15 +32,7 @@ const schema: Schema = {
 };
 
 beforeAll(async () => {
-  io = new S3FileIO({
-    endpoint: requireServiceEnv('THUND_TEST_S3_ENDPOINT'),
-    region: requireServiceEnv('THUND_TEST_S3_REGION'),
-    forcePathStyle: true,
-    credentials: {
-      accessKeyId: requireServiceEnv('THUND_TEST_S3_ACCESS_KEY'),
-      secretAccessKey: requireServiceEnv('THUND_TEST_S3_SECRET_KEY'),
-    },
-  });
+  io = new S3FileIO(testS3FileIOOptions());
   catalog = await RestCatalog.connect({ uri: requireServiceEnv('THUND_TEST_REST_URI'), io });
 });
 

@@ -14,18 +14,14 @@ import { assignFreshIds } from '../../src/iceberg/schema.js';
 import { primitive, type Schema } from '../../src/iceberg/types.js';
 import { writeDataFiles } from '../../src/write/data-file-writer.js';
 import { requireServiceEnv } from '../stack/service.js';
+import { testS3FileIOOptions } from '../stack/s3-env.js';
 
 let options: S3FileIOOptions;
 let io: S3FileIO;
 let root: string;
 
 beforeAll(() => {
-  options = {
-    endpoint: requireServiceEnv('THUND_TEST_S3_ENDPOINT'),
-    region: requireServiceEnv('THUND_TEST_S3_REGION'),
-    forcePathStyle: true,
-    credentials: { accessKeyId: requireServiceEnv('THUND_TEST_S3_ACCESS_KEY'), secretAccessKey: requireServiceEnv('THUND_TEST_S3_SECRET_KEY') },
-  };
+  options = testS3FileIOOptions();
   io = new S3FileIO(options);
   root = `s3://${requireServiceEnv('THUND_TEST_S3_BUCKET')}/it-s3-file-io/${randomUUID()}`;
 });

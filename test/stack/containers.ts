@@ -10,7 +10,7 @@ import { MinioContainer } from '@testcontainers/minio';
 import { KafkaContainer } from '@testcontainers/kafka';
 import { GenericContainer, Network, Wait, type StartedNetwork, type StartedTestContainer } from 'testcontainers';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { MINIO_BUCKET, MINIO_REGION, type RunningMinio } from './minio.js';
+import { MINIO_BUCKET, MINIO_REGION, runningMinio, type RunningMinio } from './minio.js';
 import { MOTO_GLUE_LAUNCHER, motoVersion } from './moto.js';
 import { ICEBERG_OPEN_API_VERSION, type RunningRestCatalog } from './rest-catalog.js';
 import type { RunningService } from './service.js';
@@ -62,23 +62,7 @@ export function containerStack(): ContainerStack {
       } finally {
         s3.destroy();
       }
-      return {
-        name: 'minio',
-        version: MINIO_IMAGE,
-        endpoint,
-        accessKey,
-        secretKey,
-        region: MINIO_REGION,
-        bucket: MINIO_BUCKET,
-        env: {
-          THUND_TEST_S3_ENDPOINT: endpoint,
-          THUND_TEST_S3_ACCESS_KEY: accessKey,
-          THUND_TEST_S3_SECRET_KEY: secretKey,
-          THUND_TEST_S3_REGION: MINIO_REGION,
-          THUND_TEST_S3_BUCKET: MINIO_BUCKET,
-        },
-        stop: () => stopContainer(container),
-      };
+      return runningMinio({ version: MINIO_IMAGE, endpoint, accessKey, secretKey, stop: () => stopContainer(container) });
     },
 
     async startRestCatalog(minio) {

@@ -119,9 +119,15 @@ export async function startMinio(): Promise<RunningMinio> {
     s3.destroy();
   }
 
+  return runningMinio({ version: MINIO_VERSION, endpoint, accessKey, secretKey, stop: () => service.stop() });
+}
+
+/** A started MinIO (process or container) with the variables tests find it by. */
+export function runningMinio(args: { version: string; endpoint: string; accessKey: string; secretKey: string; stop: () => Promise<void> }): RunningMinio {
+  const { version, endpoint, accessKey, secretKey, stop } = args;
   return {
     name: 'minio',
-    version: MINIO_VERSION,
+    version,
     endpoint,
     accessKey,
     secretKey,
@@ -134,6 +140,6 @@ export async function startMinio(): Promise<RunningMinio> {
       THUND_TEST_S3_REGION: MINIO_REGION,
       THUND_TEST_S3_BUCKET: MINIO_BUCKET,
     },
-    stop: () => service.stop(),
+    stop,
   };
 }

@@ -1,0 +1,25 @@
+/**
+ * The test stack's S3 (MinIO) as tests see it, read from the THUND_TEST_S3_* variables the global
+ * setup provides: one place, so every test talks to it the same way and fails loudly without it.
+ */
+import { S3Client } from '@aws-sdk/client-s3';
+import type { S3FileIOOptions } from '../../connectors/storage/s3-file-io.js';
+import { requireServiceEnv } from './service.js';
+
+export function testS3FileIOOptions(): S3FileIOOptions {
+  return {
+    endpoint: requireServiceEnv('THUND_TEST_S3_ENDPOINT'),
+    region: requireServiceEnv('THUND_TEST_S3_REGION'),
+    forcePathStyle: true,
+    credentials: { accessKeyId: requireServiceEnv('THUND_TEST_S3_ACCESS_KEY'), secretAccessKey: requireServiceEnv('THUND_TEST_S3_SECRET_KEY') },
+  };
+}
+
+export function testS3Bucket(): string {
+  return requireServiceEnv('THUND_TEST_S3_BUCKET');
+}
+
+/** A raw S3 client on the stack's MinIO, for checks beside our own FileIO. */
+export function testS3Client(): S3Client {
+  return new S3Client(testS3FileIOOptions());
+}
