@@ -1,7 +1,7 @@
 /**
  * The HTTP layer of the REST catalog client (ICEBERG.md §7.2, §7.6): `{uri}/v1/{prefix}/…` URLs,
- * int64-safe JSON bodies, a static bearer token, per-request timeouts, zod validation of every
- * response, and the mapping of `{"error":{message,type,code}}` + status onto typed errors.
+ * int64-safe JSON bodies, pluggable auth (auth.ts; a 401/419 refreshes and retries once),
+ * per-request timeouts, zod validation of every response, and the mapping of `{"error":{message,type,code}}` + status onto typed errors.
  */
 import type { z } from 'zod';
 import {
@@ -14,6 +14,7 @@ import {
   type ErrorContext,
 } from '../../src/errors.js';
 import { parseJson, stringifyJson } from '../../src/iceberg/json.js';
+import { BearerAuth, type AuthProvider } from './auth.js';
 import { errorResponseWire } from './wire.js';
 
 /** What the call does: decides how 404/409/5xx are reported. */
@@ -27,6 +28,8 @@ export interface RestHttpOptions {
   readonly uri: string;
   /** Sent as `Authorization: Bearer <token>`; never logged or put into error context. */
   readonly token?: string;
+  /** Adds auth headers per request; on 401/419 it may refresh once. Takes precedence over `token`. */
+  readonly auth?: AuthProvider;
   /** Per-request timeout; default 60 s. */
   readonly timeoutMs?: number;
   /** Replaceable for tests (fault injection). */
@@ -58,12 +61,14 @@ export class RestHttp {
   private readonly base: string;
   private readonly timeoutMs: number;
   private readonly fetchFn: typeof fetch;
+  private readonly auth: AuthProvider | undefined;
   private prefix = '';
 
-  constructor(private readonly options: RestHttpOptions) {
+  constructor(options: RestHttpOptions) {
     this.base = options.uri.replace(/\/+$/, '');
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.fetchFn = options.fetch ?? fetch;
+    this.auth = options.auth ?? (options.token === undefined ? undefined : new BearerAuth(options.token));
   }
 
   /** The config's `prefix`, inserted as `/v1/{prefix}/…` (segments kept, each URL-encoded). */
@@ -118,20 +123,29 @@ export class RestHttp {
   }
 
   private async send<T>(req: RestRequest<T>): Promise<Response> {
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (this.options.token !== undefined) headers['authorization'] = `Bearer ${this.options.token}`;
+    const base: Record<string, string> = { accept: 'application/json' };
     let body: string | undefined = req.bodyText;
     if (body === undefined && req.body !== undefined) body = stringifyJson(req.body);
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    try {
-      return await this.fetchFn(this.url(req.path, req.query, req.unprefixed), {
-        method: req.method,
-        headers,
-        ...(body === undefined ? {} : { body }),
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-    } catch (error) {
-      throw this.networkError(req, error);
+    if (body !== undefined) base['content-type'] = 'application/json';
+    const url = this.url(req.path, req.query, req.unprefixed);
+    for (let attempt = 0; ; attempt++) {
+      // Auth errors (e.g. a rejected token request) propagate as they are.
+      const authHeaders =
+        this.auth === undefined ? {} : await this.auth.headers({ method: req.method, url, ...(body === undefined ? {} : { body }), headers: base });
+      let response: Response;
+      try {
+        response = await this.fetchFn(url, {
+          method: req.method,
+          headers: { ...base, ...authHeaders },
+          ...(body === undefined ? {} : { body }),
+          signal: AbortSignal.timeout(this.timeoutMs),
+        });
+      } catch (error) {
+        throw this.networkError(req, error);
+      }
+      const unauthorized = response.status === 401 || response.status === 419;
+      if (!unauthorized || attempt > 0 || this.auth === undefined || !(await this.auth.onUnauthorized())) return response;
+      await response.body?.cancel().catch(() => undefined);
     }
   }
 

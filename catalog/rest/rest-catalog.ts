@@ -15,6 +15,7 @@ import { commitRequestToJson } from '../../src/iceberg/update-json.js';
 import type { TableUpdate } from '../../src/iceberg/updates.js';
 import { formatIdentifier, type Catalog, type CreateTableRequest, type LoadedTable, type TableIdentifier } from '../catalog.js';
 import { fetchConfig, type RestConfig } from './config.js';
+import { createAuthProvider, type RestAuthOptions } from './auth.js';
 import { RestHttp } from './http.js';
 import { commitTableWire, createNamespaceWire, listNamespacesWire, listTablesWire, loadTableWire } from './wire.js';
 
@@ -24,6 +25,8 @@ export interface RestCatalogOptions {
   readonly warehouse?: string;
   /** Static bearer token. */
   readonly token?: string;
+  /** Bearer, OAuth2 client credentials or SigV4; takes precedence over `token`. */
+  readonly auth?: RestAuthOptions;
   /** Storage access for the tables' files. */
   readonly io: FileIO;
   /** Catalog name reported by `name`; default `rest`. */
@@ -51,6 +54,7 @@ export class RestCatalog implements Catalog {
     const http = new RestHttp({
       uri: options.uri,
       ...(options.token === undefined ? {} : { token: options.token }),
+      ...(options.auth === undefined ? {} : { auth: createAuthProvider(options.auth, options) }),
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
       ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
     });
