@@ -39,7 +39,7 @@ import {
   noSuchTable,
   unknownOutcome,
 } from './glue-errors.js';
-import { encodeMetadata, newMetadataFileLocation, parseMetadataVersion, stripTrailingSlash } from '../sql/metadata-files.js';
+import { encodeMetadata, newMetadataFileLocation, parseMetadataVersion, stripTrailingSlash } from '../metadata-files.js';
 
 const TABLE_TYPE = 'table_type';
 const ICEBERG = 'ICEBERG';

@@ -1,5 +1,5 @@
 export { SqlCatalog, DEFAULT_CATALOG_NAME } from './sql-catalog.js';
-export { parseMetadataVersion, newMetadataFileLocation } from './metadata-files.js';
+export { parseMetadataVersion, newMetadataFileLocation } from '../metadata-files.js';
 export type { SqlCatalogOptions } from './sql-catalog.js';
 export {
   CATALOG_TABLE,

@@ -55,7 +55,7 @@ import {
   normalizeWarehouse,
   parseMetadataVersion,
   stripTrailingSlash,
-} from './metadata-files.js';
+} from '../metadata-files.js';
 
 /** pyiceberg's documented `load_catalog("default", type="sql", …)` name; Spark must use the same. */
 export const DEFAULT_CATALOG_NAME = 'default';

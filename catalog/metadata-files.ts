@@ -1,12 +1,13 @@
 /**
- * Where the SQL catalog puts things and how it names them: metadata files (Java's
- * BaseMetastoreTableOperations naming), dot-joined namespaces (JdbcUtil), GLOB escaping.
+ * Where the catalogs that write their own metadata (SQL, Glue) put things and how they name
+ * them: metadata files (Java's BaseMetastoreTableOperations naming), dot-joined namespaces
+ * (JdbcUtil), GLOB escaping.
  */
 import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import { InvalidInputError } from '../../src/errors.js';
-import { serializeTableMetadata } from '../../src/iceberg/metadata-json.js';
-import type { TableMetadata } from '../../src/iceberg/table-metadata.js';
+import { InvalidInputError } from '../src/errors.js';
+import { serializeTableMetadata } from '../src/iceberg/metadata-json.js';
+import type { TableMetadata } from '../src/iceberg/table-metadata.js';
 
 const WRITE_METADATA_PATH = 'write.metadata.path';
 const METADATA_COMPRESSION = 'write.metadata.compression-codec';
