@@ -35,10 +35,9 @@ import {
   glueError,
   isClientRejection,
   isNotFound,
-  noSuchNamespace,
-  noSuchTable,
   unknownOutcome,
 } from './glue-errors.js';
+import { alreadyExists, createdConcurrently, noSuchNamespace, noSuchTable } from '../catalog-errors.js';
 import { encodeMetadata, newMetadataFileLocation, parseMetadataVersion, stripTrailingSlash } from '../metadata-files.js';
 
 const TABLE_TYPE = 'table_type';
@@ -166,7 +165,7 @@ export class GlueCatalog implements Catalog {
     return this.createGlueTable(
       identifier,
       metadata,
-      (cause) => new AlreadyExistsError(`Table ${formatIdentifier(identifier)} already exists`, { cause, context: { table: formatIdentifier(identifier) } }),
+      (cause) => alreadyExists(identifier, cause),
     );
   }
 
@@ -176,7 +175,7 @@ export class GlueCatalog implements Catalog {
     const dbLocation = await this.databaseLocation(db);
     if (dbLocation === null) throw noSuchNamespace(identifier.namespace);
     if (await this.tableExists(identifier)) {
-      throw new AlreadyExistsError(`Table ${formatIdentifier(identifier)} already exists`, { context: { table: formatIdentifier(identifier) } });
+      throw alreadyExists(identifier);
     }
     const location = request.location ?? `${dbLocation === '' ? `${this.warehouse}/${db}.db` : stripTrailingSlash(dbLocation)}/${identifier.name}`;
     return newTableMetadata({
@@ -267,11 +266,7 @@ export class GlueCatalog implements Catalog {
     return this.createGlueTable(
       identifier,
       tableMetadataFromUpdates(updates),
-      (cause) =>
-        new CommitConflictError(`Requirement assert-create failed: ${formatIdentifier(identifier)} was created concurrently`, {
-          cause,
-          context: { requirement: 'assert-create', table: formatIdentifier(identifier) },
-        }),
+      (cause) => createdConcurrently(identifier, cause),
     );
   }
 

@@ -3,8 +3,9 @@
  * AWS SDK failures map onto Thund's errors (a 4xx changed nothing; anything else may have).
  */
 import { EntityNotFoundException } from '@aws-sdk/client-glue';
-import { CommitStateUnknownError, InvalidInputError, NoSuchNamespaceError, NoSuchTableError, ThundError } from '../../src/errors.js';
+import { CommitStateUnknownError, InvalidInputError, ThundError } from '../../src/errors.js';
 import { formatIdentifier, type TableIdentifier } from '../catalog.js';
+import { messageOf } from '../catalog-errors.js';
 
 /** Glue databases are flat: exactly one level, lower-case letters, digits and '_' (Glue's own rule). */
 export function databaseName(namespace: readonly string[]): string {
@@ -30,14 +31,6 @@ export function checkTableName(identifier: TableIdentifier): void {
   }
 }
 
-export function noSuchTable(identifier: TableIdentifier): NoSuchTableError {
-  return new NoSuchTableError(`Table ${formatIdentifier(identifier)} does not exist`, { context: { table: formatIdentifier(identifier) } });
-}
-
-export function noSuchNamespace(namespace: readonly string[]): NoSuchNamespaceError {
-  return new NoSuchNamespaceError(`Namespace ${namespace.join('.')} does not exist`, { context: { namespace: namespace.join('.') } });
-}
-
 export function isNotFound(error: unknown): boolean {
   return error instanceof EntityNotFoundException;
 }
@@ -59,10 +52,6 @@ export function unknownOutcome(table: string, metadataLocation: string, error: u
     cause: error,
     context: { table, metadataLocation },
   });
-}
-
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 export function glueError(what: string, error: unknown): ThundError {

@@ -1,25 +1,7 @@
 /** Errors the SQL catalog raises, each naming the table or namespace. */
-import { AlreadyExistsError, InvalidInputError, NoSuchNamespaceError, NoSuchTableError, ThundError } from '../../src/errors.js';
+import { InvalidInputError, ThundError } from '../../src/errors.js';
+import { messageOf } from '../catalog-errors.js';
 import { formatIdentifier, type TableIdentifier } from '../catalog.js';
-
-export function noSuchTable(identifier: TableIdentifier): NoSuchTableError {
-  return new NoSuchTableError(`Table does not exist: ${formatIdentifier(identifier)}`, {
-    context: { table: formatIdentifier(identifier) },
-  });
-}
-
-export function noSuchNamespace(namespace: readonly string[]): NoSuchNamespaceError {
-  return new NoSuchNamespaceError(`Namespace does not exist: ${namespace.join('.')}`, {
-    context: { namespace: namespace.join('.') },
-  });
-}
-
-export function alreadyExists(identifier: TableIdentifier, cause?: unknown): AlreadyExistsError {
-  return new AlreadyExistsError(`Table already exists: ${formatIdentifier(identifier)}`, {
-    cause,
-    context: { table: formatIdentifier(identifier) },
-  });
-}
 
 export function sqliteCode(error: unknown): string {
   if (typeof error === 'object' && error !== null && 'code' in error) {
@@ -27,10 +9,6 @@ export function sqliteCode(error: unknown): string {
     if (typeof code === 'string') return code;
   }
   return '';
-}
-
-export function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 export function checkTableName(identifier: TableIdentifier): void {
@@ -51,7 +29,7 @@ export function runSql<T>(catalog: string, what: string, run: () => T): T {
 export function sqlError(catalog: string, what: string, error: unknown): ThundError {
   if (error instanceof ThundError) return error;
   const code = sqliteCode(error);
-  return new ThundError('CATALOG_SQL', `SQLite catalog ${catalog}: cannot ${what}: ${message(error)}`, {
+  return new ThundError('CATALOG_SQL', `SQLite catalog ${catalog}: cannot ${what}: ${messageOf(error)}`, {
     cause: error,
     retryable: code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'),
     context: { catalog, sqliteCode: code },

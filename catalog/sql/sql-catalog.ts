@@ -37,16 +37,8 @@ import {
   TABLE_RECORD_TYPE,
   ensureCatalogSchema,
 } from './schema.js';
-import {
-  alreadyExists,
-  checkTableName,
-  message,
-  noSuchNamespace,
-  noSuchTable,
-  runSql,
-  sqlError,
-  sqliteCode,
-} from './catalog-errors.js';
+import { checkTableName, runSql, sqlError, sqliteCode } from './catalog-errors.js';
+import { alreadyExists, createdConcurrently, messageOf, noSuchNamespace, noSuchTable } from '../catalog-errors.js';
 import {
   encodeMetadata,
   escapeGlob,
@@ -258,7 +250,7 @@ export class SqlCatalog implements Catalog {
           context: { table: formatIdentifier(identifier), reason: 'database-busy' },
         });
       }
-      throw new CommitStateUnknownError(`Commit of ${formatIdentifier(identifier)} failed in SQLite: ${message(error)}`, {
+      throw new CommitStateUnknownError(`Commit of ${formatIdentifier(identifier)} failed in SQLite: ${messageOf(error)}`, {
         cause: error,
         context: { table: formatIdentifier(identifier), metadataLocation: nextLocation },
       });
@@ -286,11 +278,7 @@ export class SqlCatalog implements Catalog {
     return this.insertTable(
       identifier,
       metadata,
-      (cause) =>
-        new CommitConflictError(`Requirement assert-create failed: ${formatIdentifier(identifier)} was created concurrently`, {
-          cause,
-          context: { requirement: 'assert-create', table: formatIdentifier(identifier) },
-        }),
+      (cause) => createdConcurrently(identifier, cause),
     );
   }
 
