@@ -36,6 +36,14 @@ export interface Catalog {
   namespaceExists(namespace: readonly string[]): Promise<boolean>;
   /** Removes an empty namespace; fails with a conflict when it still holds tables. */
   dropNamespace(namespace: readonly string[]): Promise<void>;
+  /** The namespace's properties; NoSuchNamespaceError when it does not exist. */
+  loadNamespaceProperties(namespace: readonly string[]): Promise<Record<string, string>>;
+  /** Removes then sets properties; a key in both lists is an InvalidInputError. */
+  updateNamespaceProperties(
+    namespace: readonly string[],
+    removals: readonly string[],
+    updates: Readonly<Record<string, string>>,
+  ): Promise<void>;
   listTables(namespace: readonly string[]): Promise<TableIdentifier[]>;
   tableExists(identifier: TableIdentifier): Promise<boolean>;
   loadTable(identifier: TableIdentifier): Promise<LoadedTable>;
@@ -57,6 +65,18 @@ export interface Catalog {
     requirements: readonly TableRequirement[],
     updates: readonly TableUpdate[],
   ): Promise<LoadedTable>;
+  /**
+   * Adds an existing table by its metadata file (e.g. written elsewhere or restored).
+   * AlreadyExistsError when the identifier is taken.
+   */
+  registerTable(identifier: TableIdentifier, metadataLocation: string): Promise<LoadedTable>;
+  /** NoSuchTableError when `from` is missing, AlreadyExistsError when `to` exists. Files stay where they are. */
+  renameTable(from: TableIdentifier, to: TableIdentifier): Promise<void>;
+  /**
+   * Removes the catalog entry. With `purge`, also deletes every file the table's metadata
+   * references (data, delete, manifest, manifest list, metadata files); REST servers do this
+   * server-side (`purgeRequested=true`).
+   */
   dropTable(identifier: TableIdentifier, purge?: boolean): Promise<void>;
   close(): Promise<void>;
 }

@@ -252,6 +252,26 @@ export class GlueCatalog implements Catalog {
     }
   }
 
+  async updateNamespaceProperties(
+    namespace: readonly string[],
+    _removals: readonly string[],
+    _updates: Readonly<Record<string, string>>,
+  ): Promise<void> {
+    throw new InvalidInputError(`Updating properties of ${namespace.join('.')} is not supported yet`, { context: { namespace: namespace.join('.') } });
+  }
+
+  async loadNamespaceProperties(namespace: readonly string[]): Promise<Record<string, string>> {
+    throw new InvalidInputError(`Loading properties of ${namespace.join('.')} is not supported yet`, { context: { namespace: namespace.join('.') } });
+  }
+
+  async registerTable(identifier: TableIdentifier, _metadataLocation: string): Promise<LoadedTable> {
+    throw new InvalidInputError(`Registering ${formatIdentifier(identifier)} is not supported yet`, { context: { table: formatIdentifier(identifier) } });
+  }
+
+  async renameTable(from: TableIdentifier, _to: TableIdentifier): Promise<void> {
+    throw new InvalidInputError(`Renaming ${formatIdentifier(from)} is not supported yet`, { context: { table: formatIdentifier(from) } });
+  }
+
   async close(): Promise<void> {
     this.client.destroy();
   }
