@@ -1,37 +1,110 @@
 /**
- * The Parquet file source: exposes local files (paths or globs) as a DuckDB view that flow SQL
- * reads by name. Fails before any flow runs when a pattern matches nothing or a file is not Parquet.
+ * The Parquet file source: exposes files as a DuckDB view that flow SQL reads by name. Local
+ * paths and globs are read in place; S3 paths (s3-parquet-objects.ts) are listed, matched and
+ * copied into a per-run staging folder first. Fails before any flow runs when a pattern matches
+ * nothing or a file is not Parquet.
  */
 import { InvalidInputError } from '../../src/errors.js';
 import { duckDbMessage, quoteIdentifier, quoteLiteral, type DuckDbSession } from '../../src/duckdb/session.js';
+import type { SourceSpec } from '../../src/pipeline/spec.js';
 import type { SourceConnector } from '../source.js';
+import { runLimited } from '../storage/run-limited.js';
+import { S3FileIO } from '../storage/s3-file-io.js';
+import { isS3Location } from '../storage/s3-location.js';
+import type { S3FileIOOptions } from '../storage/s3-options.js';
+import { checkLooksLikeParquet, matchS3Objects } from './s3-parquet-objects.js';
+import { SourceStaging } from './source-staging.js';
+
+const PARALLEL_CHECKS = 8;
 
 export interface ParquetSource {
   /** Absolute paths or globs. */
   readonly paths: readonly string[];
 }
 
+export interface ParquetSourceConnectorOptions {
+  /** Needed for s3:// source paths. */
+  readonly s3?: S3FileIOOptions;
+  /** Where the per-run staging folder for remote files is made (default: the OS temp folder). */
+  readonly stagingDir?: string;
+}
+
+export type ClosableSourceConnector = SourceConnector & {
+  /** Removes the staged copies of remote files; call once the run's flows are done reading them. */
+  close(): Promise<void>;
+};
+
+/** Local paths and globs only; registers the view over `source.paths` as given. */
 export async function registerParquetSource(session: DuckDbSession, name: string, source: ParquetSource): Promise<void> {
-  for (const pattern of source.paths) {
-    const [row] = await session.queryJson(`SELECT count(*) AS files FROM glob(${quoteLiteral(pattern)})`);
-    if (row === undefined || Number(row['files']) === 0) {
-      throw new InvalidInputError(`Source "${name}": no Parquet file matches ${pattern}`, {
-        context: { source: name, path: pattern },
+  for (const pattern of source.paths) await requireLocalMatch(session, name, pattern);
+  await createParquetView(session, name, source.paths);
+}
+
+/** Local sources only (an S3 path fails with InvalidInputError); kept for callers without S3 settings. */
+export const parquetSourceConnector: SourceConnector = {
+  register: (session, source) => registerParquetSource(session, source.name, source),
+};
+
+export function createParquetSourceConnector(options: ParquetSourceConnectorOptions = {}): ClosableSourceConnector {
+  const staging = new SourceStaging(options.stagingDir);
+  let io: S3FileIO | undefined;
+  const s3For = (source: SourceSpec, path: string): S3FileIO => {
+    if (options.s3 === undefined) {
+      throw new InvalidInputError(`Source "${source.name}": ${path} is on S3 but no S3 settings (region, endpoint, credentials) were given`, {
+        context: { source: source.name, path },
       });
     }
+    io ??= new S3FileIO(options.s3);
+    return io;
+  };
+  return {
+    async register(session, source) {
+      const files: string[] = [];
+      for (const pattern of source.paths) {
+        if (!isS3Location(pattern)) {
+          await requireLocalMatch(session, source.name, pattern);
+          files.push(pattern);
+          continue;
+        }
+        const s3 = s3For(source, pattern);
+        const objects = await matchS3Objects(s3, source.name, pattern);
+        if (objects.length === 0) throw noMatch(source.name, pattern);
+        await runLimited(objects.length, PARALLEL_CHECKS, (i) => checkLooksLikeParquet(s3, source.name, objects[i]!));
+        files.push(...(await staging.download(s3, objects)));
+      }
+      await createParquetView(session, source.name, files, source.paths);
+    },
+    async close() {
+      io?.close();
+      io = undefined;
+      await staging.close();
+    },
+  };
+}
+
+async function requireLocalMatch(session: DuckDbSession, name: string, pattern: string): Promise<void> {
+  if (isS3Location(pattern)) {
+    throw new InvalidInputError(`Source "${name}": ${pattern} is on S3; use createParquetSourceConnector with S3 settings`, {
+      context: { source: name, path: pattern },
+    });
   }
-  const files = `[${source.paths.map(quoteLiteral).join(', ')}]`;
+  const [row] = await session.queryJson(`SELECT count(*) AS files FROM glob(${quoteLiteral(pattern)})`);
+  if (row === undefined || Number(row['files']) === 0) throw noMatch(name, pattern);
+}
+
+function noMatch(name: string, pattern: string): InvalidInputError {
+  return new InvalidInputError(`Source "${name}": no Parquet file matches ${pattern}`, { context: { source: name, path: pattern } });
+}
+
+/** `shown` names the files in errors as the spec wrote them (not the staged copies). */
+async function createParquetView(session: DuckDbSession, name: string, files: readonly string[], shown: readonly string[] = files): Promise<void> {
   try {
-    await session.run(`CREATE VIEW ${quoteIdentifier(name)} AS SELECT * FROM read_parquet(${files})`);
+    await session.run(`CREATE VIEW ${quoteIdentifier(name)} AS SELECT * FROM read_parquet([${files.map(quoteLiteral).join(', ')}])`);
     await session.run(`SELECT * FROM ${quoteIdentifier(name)} LIMIT 0`);
   } catch (error) {
-    throw new InvalidInputError(`Source "${name}": cannot read ${source.paths.join(', ')} as Parquet: ${duckDbMessage(error)}`, {
+    throw new InvalidInputError(`Source "${name}": cannot read ${shown.join(', ')} as Parquet: ${duckDbMessage(error)}`, {
       cause: error,
       context: { source: name },
     });
   }
 }
-
-export const parquetSourceConnector: SourceConnector = {
-  register: (session, source) => registerParquetSource(session, source.name, source),
-};

@@ -100,6 +100,64 @@ export class LocalFileIO implements FileIO {
     }
   }
 
+  /**
+   * Copies the file (the kernel streams it; copy-on-write where the file system can) to a
+   * temporary file beside the target, then links it into place as writeNew does.
+   */
+  async writeNewFromFile(location: string, localPath: string): Promise<void> {
+    const path = pathOf(location);
+    const dir = dirname(path);
+    const temp = join(dir, `.${basename(path)}.${randomUUID()}.tmp`);
+    try {
+      await mkdir(dir, { recursive: true });
+      await copyFile(localPath, temp, fsConstants.COPYFILE_EXCL | fsConstants.COPYFILE_FICLONE);
+      await publish(temp, path);
+    } catch (error) {
+      if (errnoCode(error) === 'EEXIST') {
+        throw new StorageError(`Cannot write ${location}: the file already exists`, {
+          cause: error,
+          context: { location, reason: 'already-exists' },
+        });
+      }
+      throw storageError('write', location, error);
+    } finally {
+      await unlink(temp).catch(() => undefined);
+    }
+  }
+
+  async readRange(location: string, offset: number, length: number): Promise<Uint8Array> {
+    const path = pathOf(location);
+    if (!Number.isSafeInteger(offset) || offset < 0 || !Number.isSafeInteger(length) || length < 0) {
+      throw new StorageError(`Cannot read ${location}: invalid range offset ${offset}, length ${length}`, {
+        context: { location, reason: 'invalid-range' },
+      });
+    }
+    try {
+      const handle = await open(path, 'r');
+      try {
+        const size = (await handle.stat()).size;
+        if (length > 0 && offset >= size) {
+          throw new StorageError(`Cannot read ${location}: range starts past the end of the file (offset ${offset}, size ${size})`, {
+            context: { location, reason: 'out-of-range' },
+          });
+        }
+        const bytes = new Uint8Array(Math.max(0, Math.min(length, size - offset)));
+        let filled = 0;
+        while (filled < bytes.byteLength) {
+          const { bytesRead } = await handle.read(bytes, filled, bytes.byteLength - filled, offset + filled);
+          if (bytesRead === 0) break;
+          filled += bytesRead;
+        }
+        return bytes.subarray(0, filled);
+      } finally {
+        await handle.close();
+      }
+    } catch (error) {
+      if (error instanceof StorageError) throw error;
+      throw storageError('read', location, error);
+    }
+  }
+
   async exists(location: string): Promise<boolean> {
     const path = pathOf(location);
     try {

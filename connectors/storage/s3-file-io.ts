@@ -1,73 +1,49 @@
 /**
  * FileIO on S3 and S3-compatible object stores (MinIO) for `s3://bucket/key` locations
- * (`s3a://` and `s3n://`, Hadoop's spellings of the same thing, are accepted too).
+ * (`s3a://` and `s3n://` too, see s3-location.ts).
  *
- * writeNew sends `If-None-Match: *`, so the store itself refuses to replace an existing object:
- * two writers racing for the same metadata file cannot both win. Errors name the location and
- * never the credentials; `retryable` is set for 5xx, throttling and network failures.
+ * Writes send `If-None-Match: *` (PutObject, and CompleteMultipartUpload for big files), so the
+ * store itself refuses to replace an existing object: two writers racing for the same metadata
+ * file cannot both win. Errors name the location and never the credentials (s3-errors.ts).
  */
 import {
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   PutObjectCommand,
-  S3Client,
-  S3ServiceException,
+  type S3Client,
 } from '@aws-sdk/client-s3';
+import { createWriteStream } from 'node:fs';
+import { readFile, stat, unlink } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { StorageError } from '../../src/errors.js';
 import type { FileIO } from '../../src/iceberg/file-io.js';
+import { createS3Client } from './s3-client.js';
+import { alreadyExistsError, isPreconditionFailed, s3Error, statusOf } from './s3-errors.js';
+import { parseS3Location, parseS3Prefix } from './s3-location.js';
+import { uploadFileInParts } from './s3-multipart-upload.js';
+import { partSizeFor, transferSettings, type S3FileIOOptions, type S3TransferSettings } from './s3-options.js';
 
-export interface S3Credentials {
-  readonly accessKeyId: string;
-  readonly secretAccessKey: string;
-  readonly sessionToken?: string;
-}
+export { isS3Location, parseS3Location, type S3Location } from './s3-location.js';
+export type { S3Credentials, S3FileIOOptions } from './s3-options.js';
 
-export interface S3FileIOOptions {
-  /** e.g. `http://127.0.0.1:9000` for MinIO; omit for AWS. */
-  readonly endpoint?: string;
-  readonly region: string;
-  /** Omit to use the SDK's default provider chain (environment, profile, instance role). */
-  readonly credentials?: S3Credentials;
-  /** Path-style addressing (`endpoint/bucket/key`), which MinIO and most S3-compatible stores need. */
-  readonly forcePathStyle?: boolean;
-}
-
-export interface S3Location {
-  readonly bucket: string;
+/** One object a listing found. */
+export interface S3ObjectEntry {
+  /** The object's location, in the scheme the listing was asked with. */
+  readonly location: string;
   readonly key: string;
-}
-
-const S3_SCHEMES = ['s3://', 's3a://', 's3n://'];
-
-/** True for locations S3FileIO serves. */
-export function isS3Location(location: string): boolean {
-  return S3_SCHEMES.some((scheme) => location.startsWith(scheme));
-}
-
-/** `s3://bucket/some/key` → { bucket, key }; the key is taken verbatim (no URL decoding). */
-export function parseS3Location(location: string): S3Location {
-  const scheme = S3_SCHEMES.find((candidate) => location.startsWith(candidate));
-  if (scheme !== undefined) {
-    const rest = location.slice(scheme.length);
-    const slash = rest.indexOf('/');
-    if (slash > 0 && slash < rest.length - 1) return { bucket: rest.slice(0, slash), key: rest.slice(slash + 1) };
-  }
-  throw new StorageError(`S3FileIO cannot serve ${location}: expected s3://bucket/key`, {
-    context: { location, reason: 'unsupported-location' },
-  });
+  readonly size: number;
 }
 
 export class S3FileIO implements FileIO {
   private readonly client: S3Client;
+  private readonly settings: S3TransferSettings;
 
   constructor(options: S3FileIOOptions) {
-    this.client = new S3Client({
-      region: options.region,
-      ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
-      ...(options.credentials === undefined ? {} : { credentials: { ...options.credentials } }),
-      forcePathStyle: options.forcePathStyle ?? false,
-    });
+    this.settings = transferSettings(options);
+    this.client = createS3Client(options, this.settings);
   }
 
   async read(location: string): Promise<Uint8Array> {
@@ -81,6 +57,47 @@ export class S3FileIO implements FileIO {
     }
   }
 
+  /** One GET with a Range header. */
+  async readRange(location: string, offset: number, length: number): Promise<Uint8Array> {
+    checkRange(location, offset, length);
+    const { bucket, key } = parseS3Location(location);
+    try {
+      if (length === 0) {
+        await this.client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+        return new Uint8Array(0);
+      }
+      const range = `bytes=${offset}-${offset + length - 1}`;
+      const response = await this.client.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: range }));
+      if (response.Body === undefined) throw new StorageError(`Cannot read ${location}: the response has no body`, { context: { location } });
+      return await response.Body.transformToByteArray();
+    } catch (error) {
+      throw s3Error('read', location, error);
+    }
+  }
+
+  /** Streams an object into a new local file (never replacing one); a failed download leaves no file. */
+  async readToFile(location: string, localPath: string): Promise<void> {
+    const { bucket, key } = parseS3Location(location);
+    try {
+      const response = await this.client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+      if (response.Body === undefined) throw new StorageError(`Cannot read ${location}: the response has no body`, { context: { location } });
+      await pipeline(response.Body as Readable, createWriteStream(localPath, { flags: 'wx' }));
+      const written = (await stat(localPath)).size;
+      if (response.ContentLength !== undefined && written !== response.ContentLength) {
+        throw new StorageError(`Cannot read ${location}: got ${written} of ${response.ContentLength} bytes`, { retryable: true, context: { location } });
+      }
+    } catch (error) {
+      if (isFileExists(error)) {
+        throw new StorageError(`Cannot copy ${location} to ${localPath}: the local file already exists`, {
+          cause: error,
+          context: { location, path: localPath, reason: 'already-exists' },
+        });
+      }
+      await unlink(localPath).catch(() => undefined);
+      throw s3Error('read', location, error);
+    }
+  }
+
   /** One PutObject (S3 takes up to 5 GB that way) that the store refuses when the key exists. */
   async writeNew(location: string, bytes: Uint8Array): Promise<void> {
     const { bucket, key } = parseS3Location(location);
@@ -89,14 +106,31 @@ export class S3FileIO implements FileIO {
         new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes, ContentLength: bytes.byteLength, IfNoneMatch: '*' }),
       );
     } catch (error) {
-      if (statusOf(error) === 412) {
-        throw new StorageError(`Cannot write ${location}: the object already exists`, {
-          cause: error,
-          context: { location, reason: 'already-exists' },
-        });
-      }
+      if (isPreconditionFailed(error)) throw alreadyExistsError(location, error);
       throw s3Error('write', location, error);
     }
+  }
+
+  /**
+   * Files up to multipartThresholdBytes go in one PutObject (read whole: that size is the bound);
+   * bigger ones as a multipart upload, a few parts in memory at a time.
+   */
+  async writeNewFromFile(location: string, localPath: string): Promise<void> {
+    const target = parseS3Location(location);
+    const size = await localFileSize(location, localPath);
+    if (size <= this.settings.multipartThresholdBytes || size === 0) {
+      await this.writeNew(location, await readSmallFile(location, localPath, size));
+      return;
+    }
+    await uploadFileInParts({
+      client: this.client,
+      target,
+      location,
+      localPath,
+      size,
+      partSize: partSizeFor(size, this.settings.partSizeBytes),
+      concurrency: this.settings.uploadConcurrency,
+    });
   }
 
   async exists(location: string): Promise<boolean> {
@@ -133,7 +167,39 @@ export class S3FileIO implements FileIO {
     }
   }
 
-  /** Objects have no local path: the data file writer stages locally and calls writeNew. */
+  /** Every object whose key starts with the prefix `s3://bucket/prefix`, in key order, page by page. */
+  async *list(prefixLocation: string): AsyncGenerator<S3ObjectEntry> {
+    const parsed = parseS3Prefix(prefixLocation);
+    if (parsed === undefined) {
+      throw new StorageError(`S3FileIO cannot list ${prefixLocation}: expected s3://bucket/prefix`, {
+        context: { location: prefixLocation, reason: 'unsupported-location' },
+      });
+    }
+    const scheme = prefixLocation.slice(0, prefixLocation.indexOf('://') + 3);
+    let continuationToken: string | undefined;
+    do {
+      let page;
+      try {
+        page = await this.client.send(
+          new ListObjectsV2Command({
+            Bucket: parsed.bucket,
+            Prefix: parsed.key,
+            MaxKeys: this.settings.listPageSize,
+            ContinuationToken: continuationToken,
+          }),
+        );
+      } catch (error) {
+        throw s3Error('list', prefixLocation, error);
+      }
+      for (const object of page.Contents ?? []) {
+        if (object.Key === undefined) continue;
+        yield { location: `${scheme}${parsed.bucket}/${object.Key}`, key: object.Key, size: object.Size ?? 0 };
+      }
+      continuationToken = page.IsTruncated === true ? page.NextContinuationToken : undefined;
+    } while (continuationToken !== undefined);
+  }
+
+  /** Objects have no local path: the data file writer stages locally and calls writeNewFromFile. */
   localPathFor(_location: string): string | undefined {
     return undefined;
   }
@@ -144,40 +210,37 @@ export class S3FileIO implements FileIO {
   }
 }
 
-const THROTTLING = new Set(['SlowDown', 'Throttling', 'ThrottlingException', 'RequestLimitExceeded', 'TooManyRequestsException', 'RequestTimeout']);
-const NOT_FOUND = new Set(['NoSuchKey', 'NotFound', 'NoSuchBucket']);
-
-function statusOf(error: unknown): number | undefined {
-  if (typeof error === 'object' && error !== null && '$metadata' in error) {
-    const metadata = (error as { $metadata?: { httpStatusCode?: unknown } }).$metadata;
-    return typeof metadata?.httpStatusCode === 'number' ? metadata.httpStatusCode : undefined;
+export function checkRange(location: string, offset: number, length: number): void {
+  if (!Number.isSafeInteger(offset) || offset < 0 || !Number.isSafeInteger(length) || length < 0) {
+    throw new StorageError(`Cannot read ${location}: invalid range offset ${offset}, length ${length}`, {
+      context: { location, reason: 'invalid-range' },
+    });
   }
-  return undefined;
 }
 
-function s3Error(operation: string, location: string, error: unknown): StorageError {
-  if (error instanceof StorageError) return error;
-  const status = statusOf(error);
-  const name = error instanceof Error ? error.name : undefined;
-  const notFound = status === 404 || (name !== undefined && NOT_FOUND.has(name));
-  const detail = name === 'NoSuchBucket' ? 'no such bucket' : notFound ? 'no such object' : describe(error, status);
-  // A service answer below 500 is final; no answer at all (connection refused, reset, timeout) may pass.
-  const retryable =
-    (status !== undefined && (status >= 500 || status === 429)) ||
-    (name !== undefined && THROTTLING.has(name)) ||
-    (!(error instanceof S3ServiceException) && status === undefined);
-  return new StorageError(`Cannot ${operation} ${location}: ${detail}`, {
-    cause: error,
-    retryable,
-    context: { location, operation, httpStatus: status, s3Code: name, reason: notFound ? 'not-found' : undefined },
-  });
+async function localFileSize(location: string, localPath: string): Promise<number> {
+  try {
+    return (await stat(localPath)).size;
+  } catch (error) {
+    throw new StorageError(`Cannot write ${location}: cannot read ${localPath}`, { cause: error, context: { location, path: localPath } });
+  }
 }
 
-function describe(error: unknown, status: number | undefined): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const name = error instanceof Error ? error.name : 'Error';
-  // HEAD answers carry no body, so the SDK has only the status to go on ("Unknown", "UnknownError").
-  const vague = message === '' || message === name || message === 'UnknownError' || message === 'Unknown';
-  const text = vague ? (status === 403 ? 'access denied' : name) : `${name}: ${message}`;
-  return status === undefined ? text : `${text} (HTTP ${status})`;
+async function readSmallFile(location: string, localPath: string, size: number): Promise<Uint8Array> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(localPath);
+  } catch (error) {
+    throw new StorageError(`Cannot write ${location}: cannot read ${localPath}`, { cause: error, context: { location, path: localPath } });
+  }
+  if (bytes.byteLength !== size) {
+    throw new StorageError(`Cannot write ${location}: ${localPath} changed size while it was being uploaded`, {
+      context: { location, path: localPath, reason: 'source-changed' },
+    });
+  }
+  return bytes;
+}
+
+function isFileExists(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'EEXIST';
 }

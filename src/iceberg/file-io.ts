@@ -11,4 +11,15 @@ export interface FileIO {
   delete(location: string): Promise<void>;
   /** A local path a native writer (DuckDB COPY) can write to before the bytes reach `location`. */
   localPathFor?(location: string): string | undefined;
+  /**
+   * writeNew for the bytes of a local file, streamed: memory use does not grow with the file's
+   * size. Same rule as writeNew: fails with StorageError (reason already-exists) rather than
+   * replace an object, and leaves nothing behind at `location` when it fails.
+   */
+  writeNewFromFile?(location: string, localPath: string): Promise<void>;
+  /**
+   * Up to `length` bytes starting at byte `offset` (fewer when the object ends first); a
+   * StorageError (reason out-of-range) when `offset` is at or past the end and `length` > 0.
+   */
+  readRange?(location: string, offset: number, length: number): Promise<Uint8Array>;
 }

@@ -1,8 +1,9 @@
 /**
  * Writes Parquet data files with DuckDB's COPY: Iceberg field ids in the Parquet schema
  * (FIELD_IDS), per-file metrics from RETURN_STATS, files rolled at the table's target size.
- * Files are written into a private staging folder and only moved into the data folder once
- * the whole COPY succeeded, so a failed write leaves nothing behind.
+ * Files are written into a private staging folder and only moved (or uploaded) into the data
+ * folder once the whole COPY succeeded; a failure while placing them removes the ones already
+ * placed, so a failed write leaves nothing behind.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, rm } from 'node:fs/promises';
@@ -42,9 +43,9 @@ export async function writeDataFiles(request: DataFileWriteRequest): Promise<Dat
   const writeId = randomUUID();
   const localDataDir = request.io.localPathFor?.(request.dataLocation);
   const stagingDir = join(localDataDir ?? tmpdir(), `.thund-staging-${writeId}`);
+  const files: DataFile[] = [];
   try {
     const stats = await copyToParquet(request, stagingDir, writeId);
-    const files: DataFile[] = [];
     for (const row of stats) {
       if (row.count === '0') continue;
       const fileName = basename(row.filename);
@@ -53,14 +54,24 @@ export async function writeDataFiles(request: DataFileWriteRequest): Promise<Dat
         await mkdir(localDataDir, { recursive: true });
         await rename(row.filename, join(localDataDir, fileName));
       } else {
-        await request.io.writeNew(location, await readFile(row.filename));
+        await upload(request.io, location, row.filename);
       }
       files.push(toDataFile(request, row, location));
     }
     return files;
+  } catch (error) {
+    // The files already placed belong to no snapshot yet: nothing can reference them.
+    await Promise.all(files.map((file) => request.io.delete(file.filePath).catch(() => undefined)));
+    throw error;
   } finally {
     await rm(stagingDir, { recursive: true, force: true });
   }
+}
+
+/** Streams the staged file where the FileIO can, so memory use does not grow with the file size. */
+async function upload(io: FileIO, location: string, stagedPath: string): Promise<void> {
+  if (io.writeNewFromFile !== undefined) await io.writeNewFromFile(location, stagedPath);
+  else await io.writeNew(location, await readFile(stagedPath));
 }
 
 async function copyToParquet(request: DataFileWriteRequest, stagingDir: string, writeId: string): Promise<CopyStatsRow[]> {

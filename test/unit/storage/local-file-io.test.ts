@@ -1,4 +1,5 @@
 import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -84,6 +85,90 @@ describe('LocalFileIO', () => {
     await expect(io.read('relative/path')).rejects.toBeInstanceOf(StorageError);
     expect(io.localPathFor('s3://bucket/key')).toBeUndefined();
     expect(io.localPathFor('file:///tmp/x/y.parquet')).toBe('/tmp/x/y.parquet');
+  });
+});
+
+describe('LocalFileIO.writeNewFromFile', () => {
+  it('copies a local file to a new location, creating folders, and keeps the source', async () => {
+    const dir = await tempDir();
+    const io = new LocalFileIO();
+    const source = join(dir, 'staged.parquet');
+    const bytes = randomBytes(3 * 1024 * 1024 + 17);
+    await writeFile(source, bytes);
+    const location = toFileUri(join(dir, 'table', 'data', 'f.parquet'));
+    await io.writeNewFromFile(location, source);
+    expect(Buffer.from(await io.read(location)).equals(bytes)).toBe(true);
+    expect((await readFile(source)).equals(bytes)).toBe(true);
+    expect(await readdir(join(dir, 'table', 'data'))).toEqual(['f.parquet']);
+  });
+
+  it('never overwrites: the existing file stays, no temporary file is left', async () => {
+    const dir = await tempDir();
+    const io = new LocalFileIO();
+    const source = join(dir, 'staged.bin');
+    await writeFile(source, 'new bytes');
+    const target = join(dir, 'out', 'v1.json');
+    await io.writeNew(target, new TextEncoder().encode('first'));
+    const second = io.writeNewFromFile(target, source);
+    await expect(second).rejects.toBeInstanceOf(StorageError);
+    await expect(second).rejects.toThrow(/already exists/);
+    expect(await readFile(target, 'utf8')).toBe('first');
+    expect(await readdir(join(dir, 'out'))).toEqual(['v1.json']);
+  });
+
+  it('of concurrent writers from files to one location exactly one wins', async () => {
+    const dir = await tempDir();
+    const io = new LocalFileIO();
+    const sources = await Promise.all(
+      Array.from({ length: 6 }, async (_, i) => {
+        const path = join(dir, `source-${i}.bin`);
+        await writeFile(path, `writer ${i}`);
+        return path;
+      }),
+    );
+    const target = toFileUri(join(dir, 'out', 'race.bin'));
+    const results = await Promise.allSettled(sources.map((source) => io.writeNewFromFile(target, source)));
+    const winners = results.flatMap((result, i) => (result.status === 'fulfilled' ? [i] : []));
+    expect(winners).toHaveLength(1);
+    expect(new TextDecoder().decode(await io.read(target))).toBe(`writer ${winners[0]}`);
+    expect(await readdir(join(dir, 'out'))).toEqual(['race.bin']);
+  });
+
+  it('fails naming the location when the source file is missing, and writes nothing', async () => {
+    const dir = await tempDir();
+    const io = new LocalFileIO();
+    const target = toFileUri(join(dir, 'out', 'x.bin'));
+    const attempt = io.writeNewFromFile(target, join(dir, 'missing.bin'));
+    await expect(attempt).rejects.toBeInstanceOf(StorageError);
+    await expect(attempt).rejects.toThrow(target);
+    expect(await readdir(join(dir, 'out'))).toEqual([]);
+  });
+});
+
+describe('LocalFileIO.readRange', () => {
+  it('reads exact ranges, fewer bytes at the end, nothing for length 0', async () => {
+    const dir = await tempDir();
+    const io = new LocalFileIO();
+    const bytes = randomBytes(5000);
+    const location = toFileUri(join(dir, 'r.bin'));
+    await io.writeNew(location, bytes);
+    expect(Buffer.from(await io.readRange(location, 0, 4)).equals(bytes.subarray(0, 4))).toBe(true);
+    expect(Buffer.from(await io.readRange(location, 1234, 1000)).equals(bytes.subarray(1234, 2234))).toBe(true);
+    expect(Buffer.from(await io.readRange(location, 4990, 100)).equals(bytes.subarray(4990))).toBe(true);
+    expect((await io.readRange(location, 10, 0)).byteLength).toBe(0);
+  });
+
+  it('fails past the end, for negative offsets and for missing files with StorageError', async () => {
+    const dir = await tempDir();
+    const io = new LocalFileIO();
+    const location = toFileUri(join(dir, 'short.bin'));
+    await io.writeNew(location, new Uint8Array(10));
+    const pastEnd = io.readRange(location, 10, 1);
+    await expect(pastEnd).rejects.toBeInstanceOf(StorageError);
+    await expect(pastEnd).rejects.toThrow(location);
+    await expect(io.readRange(location, -1, 1)).rejects.toBeInstanceOf(StorageError);
+    const missing = toFileUri(join(dir, 'missing.bin'));
+    await expect(io.readRange(missing, 0, 1)).rejects.toThrow(missing);
   });
 });
 
