@@ -5,18 +5,19 @@
 import type { RestHttp } from './http.js';
 import { configResponseWire } from './wire.js';
 
-/** The endpoints a server supports when its config response does not list them. */
+/**
+ * The endpoints a server supports when its config response does not list them (the spec's default
+ * set, as the Java client assumes it: no HEAD routes, so existence checks fall back to GET).
+ */
 export const DEFAULT_ENDPOINTS: readonly string[] = [
   'GET /v1/{prefix}/namespaces',
   'POST /v1/{prefix}/namespaces',
   'GET /v1/{prefix}/namespaces/{namespace}',
-  'HEAD /v1/{prefix}/namespaces/{namespace}',
   'DELETE /v1/{prefix}/namespaces/{namespace}',
   'POST /v1/{prefix}/namespaces/{namespace}/properties',
   'GET /v1/{prefix}/namespaces/{namespace}/tables',
   'POST /v1/{prefix}/namespaces/{namespace}/tables',
   'GET /v1/{prefix}/namespaces/{namespace}/tables/{table}',
-  'HEAD /v1/{prefix}/namespaces/{namespace}/tables/{table}',
   'POST /v1/{prefix}/namespaces/{namespace}/tables/{table}',
   'DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}',
   'POST /v1/{prefix}/namespaces/{namespace}/register',

@@ -2,12 +2,15 @@
  * The HTTP layer of the REST catalog client (ICEBERG.md §7.2, §7.6): `{uri}/v1/{prefix}/…` URLs,
  * int64-safe JSON bodies, pluggable auth (auth.ts; a 401/419 refreshes and retries once),
  * per-request timeouts, zod validation of every response, and the mapping of `{"error":{message,type,code}}` + status onto typed errors.
+ * When the server supports `Idempotency-Key`, every POST/DELETE carries one, and the same key is
+ * sent again on each transport-level retry of that request (transport-retry.ts).
  */
 import type { z } from 'zod';
 import {
   AlreadyExistsError,
   CommitConflictError,
   CommitStateUnknownError,
+  InvalidInputError,
   NoSuchNamespaceError,
   NoSuchTableError,
   ThundError,
@@ -15,10 +18,12 @@ import {
 } from '../../src/errors.js';
 import { parseJson, stringifyJson } from '../../src/iceberg/json.js';
 import { BearerAuth, type AuthProvider } from './auth.js';
+import { uuidv7 } from './idempotency-key.js';
+import { resolveRetry, RETRYABLE_STATUSES, retryDelayMs, sleep, type ResolvedRetry, type TransportRetryOptions } from './transport-retry.js';
 import { errorResponseWire } from './wire.js';
 
 /** What the call does: decides how 404/409/5xx are reported. */
-export type RestOperation = 'read' | 'create' | 'rename' | 'commit' | 'drop';
+export type RestOperation = 'read' | 'create' | 'update' | 'rename' | 'commit' | 'drop';
 
 /** Which missing thing a 404 without a recognisable error `type` means. */
 export type NotFoundKind = 'table' | 'namespace';
@@ -34,6 +39,8 @@ export interface RestHttpOptions {
   readonly timeoutMs?: number;
   /** Replaceable for tests (fault injection). */
   readonly fetch?: typeof fetch;
+  /** Resends of idempotency-keyed mutations after 429/502/503/504 or no response. */
+  readonly retry?: TransportRetryOptions;
 }
 
 export interface RestRequest<T> {
@@ -52,7 +59,26 @@ export interface RestRequest<T> {
   readonly context?: ErrorContext;
   /** Do not prefix the path with `{prefix}` (the config call). */
   readonly unprefixed?: boolean;
+  /** Extra request headers (e.g. `X-Iceberg-Access-Delegation`). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** A per-table bearer token (a load response's `config.token`); replaces the catalog's auth. */
+  readonly bearer?: string;
 }
+
+/** The answer of one HTTP exchange, body read. */
+interface Exchange {
+  readonly status: number;
+  readonly ok: boolean;
+  readonly text: string;
+  readonly retryAfter: string | null;
+}
+
+/** No answer arrived (connection refused or reset, timeout); `cause` is what fetch threw. */
+class NoResponse {
+  constructor(readonly cause: unknown) {}
+}
+
+const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 const COMMIT_UNKNOWN_STATUSES = new Set([500, 502, 503, 504]);
@@ -62,13 +88,21 @@ export class RestHttp {
   private readonly timeoutMs: number;
   private readonly fetchFn: typeof fetch;
   private readonly auth: AuthProvider | undefined;
+  private readonly retry: ResolvedRetry;
   private prefix = '';
+  private idempotencyKeys = false;
 
   constructor(options: RestHttpOptions) {
     this.base = options.uri.replace(/\/+$/, '');
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.fetchFn = options.fetch ?? fetch;
     this.auth = options.auth ?? (options.token === undefined ? undefined : new BearerAuth(options.token));
+    this.retry = resolveRetry(options.retry);
+  }
+
+  /** From now on, POST and DELETE requests carry an `Idempotency-Key` (the server advertised support). */
+  useIdempotencyKeys(enabled: boolean): void {
+    this.idempotencyKeys = enabled;
   }
 
   /** The config's `prefix`, inserted as `/v1/{prefix}/…` (segments kept, each URL-encoded). */
@@ -86,52 +120,80 @@ export class RestHttp {
 
   /** Sends the request; returns the validated body, or undefined for an empty (204) answer. */
   async request<T>(req: RestRequest<T>): Promise<T | undefined> {
-    const response = await this.send(req);
-    let text: string;
-    try {
-      text = await response.text();
-    } catch (error) {
-      throw this.networkError(req, error);
+    const key = this.idempotencyKeys && (req.method === 'POST' || req.method === 'DELETE') ? uuidv7() : undefined;
+    const extra = key === undefined ? req.headers : { ...req.headers, [IDEMPOTENCY_KEY_HEADER]: key };
+    // What went wrong on the attempt before a resend; after an ambiguous failure our own first
+    // attempt may have landed, so a later refusal of a commit proves nothing.
+    let ambiguous: string | undefined;
+    for (let retry = 0; ; retry++) {
+      const exchange = await this.exchange(req, extra);
+      const mayRetry = key !== undefined && retry < this.retry.maxRetries;
+      if (exchange instanceof NoResponse) {
+        if (!mayRetry) throw this.networkError(req, exchange.cause);
+        ambiguous = 'no response';
+        await sleep(retryDelayMs(this.retry, retry + 1, undefined));
+        continue;
+      }
+      if (mayRetry && RETRYABLE_STATUSES.has(exchange.status)) {
+        if (exchange.status !== 429) ambiguous = `HTTP ${exchange.status}`;
+        await sleep(retryDelayMs(this.retry, retry + 1, exchange.retryAfter));
+        continue;
+      }
+      return this.answer(req, exchange, ambiguous);
     }
-    if (!response.ok) throw errorFromResponse(req, response.status, text);
-    if (req.response === undefined) return undefined;
-    if (text.trim() === '') {
-      throw this.badResponse(req, response.status, 'the response has no body');
-    }
-    let json: unknown;
-    try {
-      json = parseJson(text, `${req.method} ${req.path}`);
-    } catch (error) {
-      throw this.badResponse(req, response.status, 'the response is not JSON', error);
-    }
-    const parsed = req.response.safeParse(json);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue === undefined ? '' : ` at ${issue.path.join('.') || '(root)'}: ${issue.message}`;
-      throw this.badResponse(req, response.status, `unexpected response shape${where}`, parsed.error);
-    }
-    return parsed.data;
   }
 
   /** HEAD: true for 2xx, false for 404, a typed error otherwise. */
   async exists(req: Omit<RestRequest<never>, 'method' | 'response'>): Promise<boolean> {
     const full: RestRequest<never> = { ...req, method: 'HEAD' };
-    const response = await this.send(full);
-    if (response.ok) return true;
-    if (response.status === 404) return false;
-    throw errorFromResponse(full, response.status, '');
+    const exchange = await this.exchange(full, req.headers);
+    if (exchange instanceof NoResponse) throw this.networkError(full, exchange.cause);
+    if (exchange.ok) return true;
+    if (exchange.status === 404) return false;
+    throw errorFromResponse(full, exchange.status, '');
   }
 
-  private async send<T>(req: RestRequest<T>): Promise<Response> {
-    const base: Record<string, string> = { accept: 'application/json' };
+  private answer<T>(req: RestRequest<T>, exchange: Exchange, ambiguous: string | undefined): T | undefined {
+    const { status, text } = exchange;
+    if (!exchange.ok) {
+      if (ambiguous !== undefined && req.operation === 'commit' && status === 409) {
+        throw new CommitStateUnknownError(`Commit outcome unknown: a resend after ${ambiguous} was refused with HTTP 409, and the first attempt may have landed`, {
+          context: { ...req.context, method: req.method, path: req.path, status },
+        });
+      }
+      // Named so a caller can tell e.g. an "already exists" that may be its own first attempt.
+      throw errorFromResponse(ambiguous === undefined ? req : { ...req, context: { ...req.context, resentAfter: ambiguous } }, status, text);
+    }
+    if (req.response === undefined) return undefined;
+    if (text.trim() === '') {
+      throw this.badResponse(req, status, 'the response has no body');
+    }
+    let json: unknown;
+    try {
+      json = parseJson(text, `${req.method} ${req.path}`);
+    } catch (error) {
+      throw this.badResponse(req, status, 'the response is not JSON', error);
+    }
+    const parsed = req.response.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue === undefined ? '' : ` at ${issue.path.join('.') || '(root)'}: ${issue.message}`;
+      throw this.badResponse(req, status, `unexpected response shape${where}`, parsed.error);
+    }
+    return parsed.data;
+  }
+
+  /** One request with its body read; a 401/419 refreshes the catalog's auth and resends once. */
+  private async exchange<T>(req: RestRequest<T>, extra: Readonly<Record<string, string>> | undefined): Promise<Exchange | NoResponse> {
+    const base: Record<string, string> = { accept: 'application/json', ...extra };
     let body: string | undefined = req.bodyText;
     if (body === undefined && req.body !== undefined) body = stringifyJson(req.body);
     if (body !== undefined) base['content-type'] = 'application/json';
     const url = this.url(req.path, req.query, req.unprefixed);
+    const auth = req.bearer === undefined ? this.auth : new BearerAuth(req.bearer);
     for (let attempt = 0; ; attempt++) {
       // Auth errors (e.g. a rejected token request) propagate as they are.
-      const authHeaders =
-        this.auth === undefined ? {} : await this.auth.headers({ method: req.method, url, ...(body === undefined ? {} : { body }), headers: base });
+      const authHeaders = auth === undefined ? {} : await auth.headers({ method: req.method, url, ...(body === undefined ? {} : { body }), headers: base });
       let response: Response;
       try {
         response = await this.fetchFn(url, {
@@ -141,11 +203,19 @@ export class RestHttp {
           signal: AbortSignal.timeout(this.timeoutMs),
         });
       } catch (error) {
-        throw this.networkError(req, error);
+        return new NoResponse(error);
       }
       const unauthorized = response.status === 401 || response.status === 419;
-      if (!unauthorized || attempt > 0 || this.auth === undefined || !(await this.auth.onUnauthorized())) return response;
-      await response.body?.cancel().catch(() => undefined);
+      if (unauthorized && attempt === 0 && auth !== undefined && (await auth.onUnauthorized())) {
+        await response.body?.cancel().catch(() => undefined);
+        continue;
+      }
+      try {
+        const text = await response.text();
+        return { status: response.status, ok: response.ok, text, retryAfter: response.headers.get('retry-after') };
+      } catch (error) {
+        return new NoResponse(error);
+      }
     }
   }
 
@@ -190,6 +260,7 @@ export function errorFromResponse<T>(req: RestRequest<T>, status: number, text: 
     if (req.operation === 'commit') return new CommitConflictError(`Commit conflict: ${message}`, { context });
     if (req.operation === 'create' || req.operation === 'rename') return new AlreadyExistsError(`Already exists: ${message}`, { context });
   }
+  if (status === 422) return new InvalidInputError(`REST catalog refused ${what}: ${message}`, { context });
   if (req.operation === 'commit' && COMMIT_UNKNOWN_STATUSES.has(status)) {
     return new CommitStateUnknownError(`Commit outcome unknown: HTTP ${status}: ${message}`, { context });
   }

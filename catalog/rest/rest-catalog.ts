@@ -2,9 +2,12 @@
  * The Catalog contract over the Iceberg REST protocol (ICEBERG.md §7). The server does the
  * atomic metadata swap; this client sends requirements + updates and maps failures onto
  * CommitConflictError (409) and CommitStateUnknownError (5xx / no response) for the caller's
- * retry logic. File access goes through the FileIO the caller gives (vended credentials: later).
+ * retry logic. Every route is checked against the server's advertised endpoints before it is
+ * called. Tables whose load response vends storage credentials get a VendedFileIO; the others
+ * use the FileIO the caller gave.
  */
-import { CommitStateUnknownError, InvalidInputError, ThundError } from '../../src/errors.js';
+import type { z } from 'zod';
+import { CommitStateUnknownError, InvalidInputError, NoSuchTableError, ThundError } from '../../src/errors.js';
 import type { FileIO } from '../../src/iceberg/file-io.js';
 import { stringifyJson } from '../../src/iceberg/json.js';
 import { parseTableMetadata, partitionSpecToJson, sortOrderToJson } from '../../src/iceberg/metadata-json.js';
@@ -14,10 +17,24 @@ import { schemaToJson } from '../../src/iceberg/type-json.js';
 import { commitRequestToJson } from '../../src/iceberg/update-json.js';
 import type { TableUpdate } from '../../src/iceberg/updates.js';
 import { formatIdentifier, type Catalog, type CreateTableRequest, type LoadedTable, type TableIdentifier } from '../catalog.js';
-import { fetchConfig, type RestConfig } from './config.js';
 import { createAuthProvider, type RestAuthOptions } from './auth.js';
+import { fetchConfig, supportsEndpoint, type RestConfig } from './config.js';
+import { describeServer, ENDPOINTS, requireEndpoint, type Endpoint } from './endpoints.js';
 import { RestHttp } from './http.js';
-import { commitTableWire, createNamespaceWire, listNamespacesWire, listTablesWire, loadTableWire } from './wire.js';
+import { RestNamespaces } from './rest-namespaces.js';
+import { TableSessions } from './table-sessions.js';
+import type { TransportRetryOptions } from './transport-retry.js';
+import type { TableStorageAccess, VendedS3Defaults } from './vended-credentials.js';
+import { VendedFileIO } from './vended-file-io.js';
+import {
+  commitTableWire,
+  listTablesWire,
+  loadCredentialsWire,
+  loadTableWire,
+} from './wire.js';
+
+/** How the client can reach table files without its own keys (`X-Iceberg-Access-Delegation`). */
+export type AccessDelegation = 'vended-credentials' | 'remote-signing';
 
 export interface RestCatalogOptions {
   /** Catalog base URI, without `/v1`. */
@@ -27,7 +44,7 @@ export interface RestCatalogOptions {
   readonly token?: string;
   /** Bearer, OAuth2 client credentials or SigV4; takes precedence over `token`. */
   readonly auth?: RestAuthOptions;
-  /** Storage access for the tables' files. */
+  /** Storage access for table files no vended credential covers. */
   readonly io: FileIO;
   /** Catalog name reported by `name`; default `rest`. */
   readonly name?: string;
@@ -35,21 +52,55 @@ export interface RestCatalogOptions {
   readonly properties?: Readonly<Record<string, string>>;
   readonly timeoutMs?: number;
   readonly fetch?: typeof fetch;
+  /** Sent on load, create, stage-create and register. */
+  readonly accessDelegation?: AccessDelegation;
+  /** Endpoint, region and path style for S3 clients built from vended keys the server sent without them. */
+  readonly vendedStorage?: VendedS3Defaults;
+  /** Resends of idempotency-keyed mutations (only when the server supports `Idempotency-Key`). */
+  readonly retry?: TransportRetryOptions;
+  /** Clock in ms since the epoch, for credential expiry; replaceable for tests. */
+  readonly now?: () => number;
 }
+
+/** One table's part of a multi-table transaction. */
+export interface TableChange {
+  readonly identifier: TableIdentifier;
+  readonly requirements: readonly TableRequirement[];
+  readonly updates: readonly TableUpdate[];
+}
+
+type LoadTableBody = z.infer<typeof loadTableWire>;
 
 export class RestCatalog implements Catalog {
   readonly name: string;
+  private readonly server: string;
+  private readonly sessions: TableSessions;
+  private readonly delegation: Readonly<Record<string, string>>;
+  private readonly namespaces: RestNamespaces;
 
   private constructor(
     private readonly http: RestHttp,
     readonly config: RestConfig,
     private readonly io: FileIO,
-    name: string,
+    options: RestCatalogOptions,
   ) {
-    this.name = name;
+    this.name = options.name ?? 'rest';
+    this.server = describeServer(options.uri);
+    this.namespaces = new RestNamespaces(http, config, this.server);
+    this.delegation = options.accessDelegation === undefined ? {} : { 'x-iceberg-access-delegation': options.accessDelegation };
+    this.sessions = new TableSessions(
+      (identifier, access) =>
+        new VendedFileIO({
+          access,
+          fallback: io,
+          refresh: (current) => this.refreshAccess(identifier, current),
+          ...(options.vendedStorage === undefined ? {} : { defaults: options.vendedStorage }),
+          ...(options.now === undefined ? {} : { now: options.now }),
+        }),
+    );
   }
 
-  /** Fetches `/v1/config` and returns a client using its prefix and namespace separator. */
+  /** Fetches `/v1/config` and returns a client using its prefix, namespace separator and endpoints. */
   static async connect(options: RestCatalogOptions): Promise<RestCatalog> {
     const http = new RestHttp({
       uri: options.uri,
@@ -57,60 +108,49 @@ export class RestCatalog implements Catalog {
       ...(options.auth === undefined ? {} : { auth: createAuthProvider(options.auth, options) }),
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
       ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+      ...(options.retry === undefined ? {} : { retry: options.retry }),
     });
     const config = await fetchConfig(http, options.warehouse, options.properties ?? {});
     http.setPrefix(config.prefix);
-    return new RestCatalog(http, config, options.io, options.name ?? 'rest');
+    http.useIdempotencyKeys(config.idempotencyKeyLifetime !== undefined);
+    return new RestCatalog(http, config, options.io, options);
   }
 
-  async listNamespaces(parent?: readonly string[]): Promise<string[][]> {
-    const out: string[][] = [];
-    let pageToken: string | undefined;
-    do {
-      const page = await this.http.request({
-        method: 'GET',
-        path: '/namespaces',
-        query: {
-          parent: parent === undefined || parent.length === 0 ? undefined : parent.join(this.config.namespaceSeparator),
-          pageToken,
-        },
-        response: listNamespacesWire,
-        operation: 'read',
-        notFound: 'namespace',
-        context: { namespace: parent?.join('.') },
-      });
-      out.push(...(page?.namespaces ?? []));
-      pageToken = page?.['next-page-token'] ?? undefined;
-    } while (pageToken !== undefined && pageToken !== '');
-    return out;
+  /** True when the server advertises multi-table transactions (`commitTransaction`). */
+  get supportsTransactions(): boolean {
+    return supportsEndpoint(this.config, ENDPOINTS.commitTransaction);
   }
 
-  async createNamespace(namespace: readonly string[], properties: Readonly<Record<string, string>> = {}): Promise<void> {
-    await this.http.request({
-      method: 'POST',
-      path: '/namespaces',
-      body: { namespace: [...namespace], properties: { ...properties } },
-      response: createNamespaceWire,
-      operation: 'create',
-      context: { namespace: namespace.join('.') },
-    });
+  listNamespaces(parent?: readonly string[]): Promise<string[][]> {
+    return this.namespaces.list(parent);
+  }
+
+  createNamespace(namespace: readonly string[], properties: Readonly<Record<string, string>> = {}): Promise<void> {
+    return this.namespaces.create(namespace, properties);
   }
 
   namespaceExists(namespace: readonly string[]): Promise<boolean> {
-    return this.http.exists({ path: this.namespacePath(namespace), operation: 'read', context: { namespace: namespace.join('.') } });
+    return this.namespaces.exists(namespace);
   }
 
-  async dropNamespace(namespace: readonly string[]): Promise<void> {
-    await this.http.request({
-      method: 'DELETE',
-      path: this.namespacePath(namespace),
-      operation: 'drop',
-      notFound: 'namespace',
-      context: { namespace: namespace.join('.') },
-    });
+  dropNamespace(namespace: readonly string[]): Promise<void> {
+    return this.namespaces.drop(namespace);
+  }
+
+  loadNamespaceProperties(namespace: readonly string[]): Promise<Record<string, string>> {
+    return this.namespaces.loadProperties(namespace);
+  }
+
+  updateNamespaceProperties(
+    namespace: readonly string[],
+    removals: readonly string[],
+    updates: Readonly<Record<string, string>>,
+  ): Promise<void> {
+    return this.namespaces.updateProperties(namespace, removals, updates);
   }
 
   async listTables(namespace: readonly string[]): Promise<TableIdentifier[]> {
+    this.route(ENDPOINTS.listTables);
     const out: TableIdentifier[] = [];
     let pageToken: string | undefined;
     do {
@@ -129,31 +169,35 @@ export class RestCatalog implements Catalog {
     return out;
   }
 
-  tableExists(identifier: TableIdentifier): Promise<boolean> {
-    return this.http.exists({ path: this.tablePath(identifier), operation: 'read', context: { table: formatIdentifier(identifier) } });
+  async tableExists(identifier: TableIdentifier): Promise<boolean> {
+    if (supportsEndpoint(this.config, ENDPOINTS.tableExists)) {
+      return this.http.exists({ path: this.tablePath(identifier), operation: 'read', ...this.tableAuth(identifier), context: this.context(identifier) });
+    }
+    return this.fetchTable(identifier, 'refs').then(
+      () => true,
+      (error: unknown) => (error instanceof NoSuchTableError ? false : Promise.reject(error)),
+    );
   }
 
   async loadTable(identifier: TableIdentifier): Promise<LoadedTable> {
-    const body = await this.http.request({
-      method: 'GET',
-      path: this.tablePath(identifier),
-      query: { snapshots: 'all' },
-      response: loadTableWire,
-      operation: 'read',
-      notFound: 'table',
-      context: { table: formatIdentifier(identifier) },
-    });
-    return this.loaded(identifier, body?.['metadata-location'], body?.metadata, 'load');
+    return this.loaded(identifier, await this.fetchTable(identifier, 'all'), 'load');
   }
 
   async createTable(identifier: TableIdentifier, request: CreateTableRequest): Promise<LoadedTable> {
     const body = await this.postCreate(identifier, request, false);
-    return this.loaded(identifier, body?.['metadata-location'], body?.metadata, 'create');
+    return this.loaded(identifier, body, 'create');
   }
 
   async stageCreateTable(identifier: TableIdentifier, request: CreateTableRequest): Promise<TableMetadata> {
     const body = await this.postCreate(identifier, request, true);
+    // Remember vended access and token: the commit that creates the table, and tableIO, use them.
+    this.sessions.record(identifier, accessOf(body), this.io);
     return this.parseMetadata(identifier, body?.metadata, 'stage-create');
+  }
+
+  /** The FileIO for a table's files: vended by the catalog for it, else the catalog's own (e.g. for a staged create). */
+  tableIO(identifier: TableIdentifier): FileIO {
+    return this.sessions.ioFor(identifier) ?? this.io;
   }
 
   async commitTable(
@@ -161,6 +205,7 @@ export class RestCatalog implements Catalog {
     requirements: readonly TableRequirement[],
     updates: readonly TableUpdate[],
   ): Promise<LoadedTable> {
+    this.route(ENDPOINTS.commitTable);
     // A staged create (assert-create) is committed on the same table route.
     const body = await this.http.request({
       method: 'POST',
@@ -169,65 +214,121 @@ export class RestCatalog implements Catalog {
       response: commitTableWire,
       operation: 'commit',
       notFound: 'table',
-      context: { table: formatIdentifier(identifier) },
+      ...this.tableAuth(identifier),
+      context: this.context(identifier),
     });
     try {
-      return this.loaded(identifier, body?.['metadata-location'], body?.metadata, 'commit');
+      const metadataLocation = requireLocation(identifier, body?.['metadata-location'], 'commit');
+      return { identifier, metadataLocation, metadata: this.parseMetadata(identifier, body?.metadata, 'commit'), io: this.tableIO(identifier) };
     } catch (error) {
       // The server accepted the commit, but its answer is unusable: reload to learn the state.
       throw new CommitStateUnknownError(`Commit of ${formatIdentifier(identifier)} accepted, but its metadata could not be read`, {
         cause: error,
-        context: { table: formatIdentifier(identifier) },
+        context: this.context(identifier),
       });
     }
   }
 
+  /**
+   * Commits changes to several tables atomically (`POST /transactions/commit`): all apply or
+   * none. CommitConflictError when a requirement fails, CommitStateUnknownError on 5xx or no
+   * response. The server answers 204, so reload the tables to see them.
+   */
+  async commitTransaction(changes: readonly TableChange[]): Promise<void> {
+    if (changes.length === 0) throw new InvalidInputError('A transaction needs at least one table change');
+    this.route(ENDPOINTS.commitTransaction);
+    const tables = changes.map((change) => formatIdentifier(change.identifier)).join(',');
+    const bodyText = `{"table-changes":[${changes.map((change) => commitRequestToJson(change)).join(',')}]}`;
+    await this.http.request({ method: 'POST', path: '/transactions/commit', bodyText, operation: 'commit', notFound: 'table', context: { tables } });
+  }
+
+  async registerTable(identifier: TableIdentifier, metadataLocation: string): Promise<LoadedTable> {
+    this.route(ENDPOINTS.registerTable);
+    const body = await this.http.request({
+      method: 'POST',
+      path: `${this.namespacePath(identifier.namespace)}/register`,
+      body: { name: identifier.name, 'metadata-location': metadataLocation },
+      response: loadTableWire,
+      operation: 'create',
+      notFound: 'namespace',
+      headers: this.delegation,
+      context: { ...this.context(identifier), metadataLocation },
+    });
+    return this.loaded(identifier, body, 'register');
+  }
+
+  async renameTable(from: TableIdentifier, to: TableIdentifier): Promise<void> {
+    this.route(ENDPOINTS.renameTable);
+    await this.http.request({
+      method: 'POST',
+      path: '/tables/rename',
+      body: { source: wireIdentifier(from), destination: wireIdentifier(to) },
+      operation: 'rename',
+      notFound: 'table',
+      context: { table: formatIdentifier(from), destination: formatIdentifier(to) },
+    });
+    this.sessions.forget(from);
+  }
+
   async dropTable(identifier: TableIdentifier, purge = false): Promise<void> {
+    this.route(ENDPOINTS.dropTable);
     await this.http.request({
       method: 'DELETE',
       path: this.tablePath(identifier),
       query: { purgeRequested: purge ? 'true' : undefined },
       operation: 'drop',
       notFound: 'table',
-      context: { table: formatIdentifier(identifier) },
+      ...this.tableAuth(identifier),
+      context: this.context(identifier),
     });
-  }
-
-  async updateNamespaceProperties(
-    namespace: readonly string[],
-    _removals: readonly string[],
-    _updates: Readonly<Record<string, string>>,
-  ): Promise<void> {
-    throw new InvalidInputError(`Updating properties of ${namespace.join('.')} is not supported yet`, { context: { namespace: namespace.join('.') } });
-  }
-
-  async loadNamespaceProperties(namespace: readonly string[]): Promise<Record<string, string>> {
-    throw new InvalidInputError(`Loading properties of ${namespace.join('.')} is not supported yet`, { context: { namespace: namespace.join('.') } });
-  }
-
-  async registerTable(identifier: TableIdentifier, _metadataLocation: string): Promise<LoadedTable> {
-    throw new InvalidInputError(`Registering ${formatIdentifier(identifier)} is not supported yet`, { context: { table: formatIdentifier(identifier) } });
-  }
-
-  async renameTable(from: TableIdentifier, _to: TableIdentifier): Promise<void> {
-    throw new InvalidInputError(`Renaming ${formatIdentifier(from)} is not supported yet`, { context: { table: formatIdentifier(from) } });
+    this.sessions.forget(identifier);
   }
 
   async close(): Promise<void> {
-    // Nothing pooled: fetch manages its own connections; the FileIO belongs to the caller.
+    // fetch manages its own connections; the caller's FileIO is the caller's to close.
+    this.sessions.close();
   }
 
   /** `/namespaces/{ns}` with levels joined by the server's separator, then URL-encoded (0x1F → %1F). */
   namespacePath(namespace: readonly string[]): string {
-    if (namespace.length === 0) throw new InvalidInputError('A namespace needs at least one level', { context: { namespace: '' } });
-    return `/namespaces/${encodeURIComponent(namespace.join(this.config.namespaceSeparator))}`;
+    return this.namespaces.path(namespace);
   }
 
   tablePath(identifier: TableIdentifier): string {
     return `${this.namespacePath(identifier.namespace)}/tables/${encodeURIComponent(identifier.name)}`;
   }
 
+  private route(endpoint: Endpoint): void {
+    requireEndpoint(this.config, endpoint, this.server);
+  }
+
+  private context(identifier: TableIdentifier) {
+    return { table: formatIdentifier(identifier) };
+  }
+
+  /** The per-table bearer token, when a load response gave one. */
+  private tableAuth(identifier: TableIdentifier): { bearer?: string } {
+    const token = this.sessions.tokenFor(identifier);
+    return token === undefined ? {} : { bearer: token };
+  }
+
+  private async fetchTable(identifier: TableIdentifier, snapshots: 'all' | 'refs'): Promise<LoadTableBody | undefined> {
+    this.route(ENDPOINTS.loadTable);
+    return this.http.request({
+      method: 'GET',
+      path: this.tablePath(identifier),
+      query: { snapshots },
+      response: loadTableWire,
+      operation: 'read',
+      notFound: 'table',
+      headers: this.delegation,
+      ...this.tableAuth(identifier),
+      context: this.context(identifier),
+    });
+  }
+
   private postCreate(identifier: TableIdentifier, request: CreateTableRequest, stage: boolean) {
+    this.route(ENDPOINTS.createTable);
     const body: Record<string, unknown> = {
       name: identifier.name,
       schema: schemaToJson(request.schema),
@@ -244,26 +345,56 @@ export class RestCatalog implements Catalog {
       response: loadTableWire,
       operation: 'create',
       notFound: 'namespace',
-      context: { table: formatIdentifier(identifier) },
+      headers: this.delegation,
+      context: this.context(identifier),
     });
   }
 
-  private loaded(
-    identifier: TableIdentifier,
-    metadataLocation: string | null | undefined,
-    metadata: Record<string, unknown> | undefined,
-    what: string,
-  ): LoadedTable {
-    if (metadataLocation === undefined || metadataLocation === null || metadataLocation === '') {
-      throw new ThundError('REST_BAD_RESPONSE', `REST catalog ${what} of ${formatIdentifier(identifier)} returned no metadata-location`, {
-        context: { table: formatIdentifier(identifier), operation: what },
+  /** Fresh storage access for a table: its credentials route when offered, else a reload. */
+  private async refreshAccess(identifier: TableIdentifier, current: TableStorageAccess): Promise<TableStorageAccess> {
+    if (supportsEndpoint(this.config, ENDPOINTS.loadCredentials)) {
+      const body = await this.http.request({
+        method: 'GET',
+        path: `${this.tablePath(identifier)}/credentials`,
+        response: loadCredentialsWire,
+        operation: 'read',
+        notFound: 'table',
+        ...this.tableAuth(identifier),
+        context: this.context(identifier),
       });
+      const credentials = body?.['storage-credentials'] ?? [];
+      if (credentials.length > 0) return { credentials, config: current.config };
     }
-    return { identifier, metadataLocation, metadata: this.parseMetadata(identifier, metadata, what), io: this.io };
+    const access = accessOf(await this.fetchTable(identifier, 'refs'));
+    this.sessions.record(identifier, access, this.io);
+    return access;
+  }
+
+  private loaded(identifier: TableIdentifier, body: LoadTableBody | undefined, what: string): LoadedTable {
+    const metadataLocation = requireLocation(identifier, body?.['metadata-location'], what);
+    const metadata = this.parseMetadata(identifier, body?.metadata, what);
+    return { identifier, metadataLocation, metadata, io: this.sessions.record(identifier, accessOf(body), this.io) };
   }
 
   private parseMetadata(identifier: TableIdentifier, metadata: Record<string, unknown> | undefined, what: string): TableMetadata {
     // Re-serialising keeps int64 values exact (parseJson produced bigint for them).
     return parseTableMetadata(stringifyJson(metadata ?? {}), `REST ${what} ${formatIdentifier(identifier)}`);
   }
+}
+
+function accessOf(body: LoadTableBody | undefined): TableStorageAccess {
+  return { credentials: body?.['storage-credentials'] ?? [], config: body?.config ?? {} };
+}
+
+function requireLocation(identifier: TableIdentifier, location: string | null | undefined, what: string): string {
+  if (location === undefined || location === null || location === '') {
+    throw new ThundError('REST_BAD_RESPONSE', `REST catalog ${what} of ${formatIdentifier(identifier)} returned no metadata-location`, {
+      context: { table: formatIdentifier(identifier), operation: what },
+    });
+  }
+  return location;
+}
+
+function wireIdentifier(identifier: TableIdentifier): { namespace: string[]; name: string } {
+  return { namespace: [...identifier.namespace], name: identifier.name };
 }

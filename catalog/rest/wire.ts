@@ -38,11 +38,36 @@ export const listTablesWire = z.object({
   'next-page-token': pageToken,
 });
 
+/** GET /namespaces/{ns}. */
+export const loadNamespaceWire = z.object({
+  namespace: namespaceWire,
+  properties: stringMap.nullable().optional(),
+});
+
+/** POST /namespaces/{ns}/properties. */
+export const updateNamespacePropertiesWire = z.object({
+  updated: z.array(z.string()),
+  removed: z.array(z.string()),
+  missing: z.array(z.string()).nullable().optional(),
+});
+
+/** One vended credential: applies to locations starting with `prefix`. */
+export const storageCredentialWire = z.object({
+  prefix: z.string(),
+  config: stringMap,
+});
+
 /** LoadTableResult; `metadata-location` is null/absent for a staged create. */
 export const loadTableWire = z.object({
   'metadata-location': z.string().nullable().optional(),
   metadata: z.record(z.string(), z.unknown()),
   config: stringMap.nullable().optional(),
+  'storage-credentials': z.array(storageCredentialWire).nullable().optional(),
+});
+
+/** GET /namespaces/{ns}/tables/{t}/credentials. */
+export const loadCredentialsWire = z.object({
+  'storage-credentials': z.array(storageCredentialWire),
 });
 
 export const commitTableWire = z.object({

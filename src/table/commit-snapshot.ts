@@ -2,18 +2,20 @@
  * Produces one snapshot (append or full overwrite) and commits it through the catalog with
  * optimistic concurrency (spec §7.1): the snapshot id and the manifest of added files are fixed
  * across attempts; a 409 refreshes the base and rebuilds only the manifest list; an unknown
- * outcome never deletes anything and looks for our snapshot id before giving up.
+ * outcome never deletes anything and looks for our snapshot id before giving up. Our snapshot id
+ * found in a reloaded table means an earlier attempt landed, whatever its answer said; our files
+ * are removed only when the table is seen without it.
  */
 import { randomUUID } from 'node:crypto';
 import type { Catalog, LoadedTable, TableIdentifier } from '../../catalog/catalog.js';
 import { formatIdentifier } from '../../catalog/catalog.js';
-import { CommitConflictError, CommitStateUnknownError } from '../errors.js';
+import { CommitConflictError, CommitStateUnknownError, NoSuchTableError } from '../errors.js';
 import type { DataFile, ManifestFile } from '../iceberg/data-file.js';
 import type { FileIO } from '../iceberg/file-io.js';
 import { writeManifestList } from '../iceberg/manifest-list.js';
 import { updatesForCreate } from '../iceberg/metadata-builder.js';
 import type { TableRequirement } from '../iceberg/requirements.js';
-import { snapshotForRef } from '../iceberg/snapshot-ancestry.js';
+import { snapshotById, snapshotForRef } from '../iceberg/snapshot-ancestry.js';
 import { newSnapshotId } from '../iceberg/snapshot-id.js';
 import { MAIN_BRANCH, type Snapshot, type TableMetadata } from '../iceberg/table-metadata.js';
 import type { TableUpdate } from '../iceberg/updates.js';
@@ -96,19 +98,35 @@ export async function commitSnapshot(request: SnapshotCommitRequest): Promise<Sn
       await deleteQuietly(io, manifestLists.filter((path) => path !== manifestList));
       return { table, snapshot, attempts: attempt + 1 };
     } catch (error) {
-      if (error instanceof CommitStateUnknownError) {
-        const landed = await findCommitted(request, snapshotId);
-        if (landed !== undefined) return { table: landed, snapshot, attempts: attempt + 1 };
-        throw error;
-      }
       const retry = attempt + 1;
-      const retryable = error instanceof CommitConflictError && error.retryable && !request.base.create;
-      if (!retryable || retry > policy.numRetries || Date.now() - started > policy.totalTimeoutMs) {
-        await deleteQuietly(io, [...ownManifests(added, removed), ...manifestLists]);
-        throw conflictMessage(request, error);
+      const withinBudget = retry <= policy.numRetries && Date.now() - started <= policy.totalTimeoutMs;
+      let reloaded: LoadedTable;
+      if (error instanceof CommitStateUnknownError) {
+        const found = await lookForSnapshot(request, snapshotId);
+        if (found.state === 'committed') return await landed(io, found, manifestLists, attempt);
+        // Not there (yet): retrying with the same snapshot id is safe. Should the lost request
+        // land later, one of the two fails its requirements and the next lookup finds ours.
+        if (found.state !== 'absent' || !withinBudget || request.base.create) throw error;
+        await sleep(backoffMs(policy, retry));
+        reloaded = found.table;
+      } else {
+        const retryable = error instanceof CommitConflictError && error.retryable && !request.base.create;
+        if (!retryable || !withinBudget) {
+          // A refusal can follow an attempt that did land (a gateway answering 409 for a commit the
+          // server applied): our files are deleted only once the table is known to lack our snapshot.
+          const found = await lookForSnapshot(request, snapshotId);
+          if (found.state === 'committed') return await landed(io, found, manifestLists, attempt);
+          if (found.state === 'absent' || found.state === 'missing-table') {
+            await deleteQuietly(io, [...ownManifests(added, removed), ...manifestLists]);
+          }
+          throw conflictMessage(request, error);
+        }
+        await sleep(backoffMs(policy, retry));
+        reloaded = await request.catalog.loadTable(request.identifier);
+        const ours = snapshotById(reloaded.metadata, snapshotId);
+        if (ours !== undefined) return await landed(io, { state: 'committed', table: reloaded, snapshot: ours }, manifestLists, attempt);
       }
-      await sleep(backoffMs(policy, retry));
-      metadata = (await request.catalog.loadTable(request.identifier)).metadata;
+      metadata = reloaded.metadata;
       if (metadata.tableUuid !== request.base.metadata.tableUuid) {
         await deleteQuietly(io, [...ownManifests(added, removed), ...manifestLists]);
         throw new CommitConflictError(`Table ${formatIdentifier(request.identifier)} was replaced by another table during the commit`, {
@@ -124,6 +142,38 @@ export async function commitSnapshot(request: SnapshotCommitRequest): Promise<Sn
       }
     }
   }
+}
+
+type SnapshotLookup =
+  | { readonly state: 'committed'; readonly table: LoadedTable; readonly snapshot: Snapshot }
+  | { readonly state: 'absent'; readonly table: LoadedTable }
+  | { readonly state: 'missing-table' }
+  | { readonly state: 'unknown' };
+
+/** Whether the table holds our snapshot id; 'unknown' when the table cannot be loaded. */
+async function lookForSnapshot(request: SnapshotCommitRequest, snapshotId: bigint): Promise<SnapshotLookup> {
+  let table: LoadedTable;
+  try {
+    table = await request.catalog.loadTable(request.identifier);
+  } catch (error) {
+    return error instanceof NoSuchTableError ? { state: 'missing-table' } : { state: 'unknown' };
+  }
+  const snapshot = snapshotById(table.metadata, snapshotId);
+  return snapshot === undefined ? { state: 'absent', table } : { state: 'committed', table, snapshot };
+}
+
+/**
+ * An earlier attempt landed although its answer said otherwise. The table holds the snapshot id
+ * once, so the other attempts' manifest lists can never be referenced and are removed.
+ */
+async function landed(
+  io: FileIO,
+  found: Extract<SnapshotLookup, { state: 'committed' }>,
+  manifestLists: readonly string[],
+  attempt: number,
+): Promise<SnapshotCommitResult> {
+  await deleteQuietly(io, manifestLists.filter((path) => path !== found.snapshot.manifestList));
+  return { table: found.table, snapshot: found.snapshot, attempts: attempt + 1 };
 }
 
 function ownManifests(added: readonly PendingManifest[], removed: RemovedSet | undefined): string[] {
@@ -147,15 +197,6 @@ function snapshotUpdates(snapshot: Snapshot): TableUpdate[] {
 
 function mainSnapshotId(metadata: TableMetadata): bigint | undefined {
   return metadata.refs.get(MAIN_BRANCH)?.snapshotId;
-}
-
-async function findCommitted(request: SnapshotCommitRequest, snapshotId: bigint): Promise<LoadedTable | undefined> {
-  try {
-    const table = await request.catalog.loadTable(request.identifier);
-    return table.metadata.snapshots.some((snapshot) => snapshot.snapshotId === snapshotId) ? table : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function conflictMessage(request: SnapshotCommitRequest, error: unknown): unknown {

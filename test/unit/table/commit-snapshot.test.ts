@@ -11,7 +11,7 @@ import type { Catalog, TableIdentifier } from '../../../catalog/catalog.js';
 import { SqlCatalog } from '../../../catalog/sql/index.js';
 import { LocalFileIO, toFileUri } from '../../../connectors/storage/local-file-io.js';
 import { DuckDbSession } from '../../../src/duckdb/session.js';
-import { CommitStateUnknownError, InvalidInputError } from '../../../src/errors.js';
+import { CommitConflictError, CommitStateUnknownError, InvalidInputError } from '../../../src/errors.js';
 import type { DataFile } from '../../../src/iceberg/data-file.js';
 import { assignFreshIds } from '../../../src/iceberg/schema.js';
 import { primitive } from '../../../src/iceberg/types.js';
@@ -122,6 +122,45 @@ describe('commitSnapshot', () => {
     const { metadata } = await catalog.loadTable(ID);
     expect(metadata.currentSnapshotId).toBe(result.snapshot.snapshotId);
     expect(metadata.snapshots).toHaveLength(1);
+  });
+
+  it('retries with the same snapshot id when a lost request did not land', async () => {
+    let calls = 0;
+    const losesFirst: Catalog = Object.create(catalog, {
+      commitTable: {
+        value: async (...args: Parameters<Catalog['commitTable']>) => {
+          calls += 1;
+          if (calls === 1) throw new CommitStateUnknownError('503 from a gateway; the server never saw the request');
+          return catalog.commitTable(...args);
+        },
+      },
+    });
+    const files = await writeRows(0, 4);
+    const result = await append(files, losesFirst);
+    expect(result.attempts).toBe(2);
+    const { metadata } = await catalog.loadTable(ID);
+    expect(metadata.snapshots.map((s) => s.snapshotId)).toEqual([result.snapshot.snapshotId]);
+    expect((await liveDataFiles(io, metadata)).map((f) => f.filePath)).toEqual(files.map((f) => f.filePath));
+  });
+
+  it('treats a refusal of a commit that did land (a gateway answering 409) as success and deletes nothing it references', async () => {
+    const landsThenRefuses: Catalog = Object.create(catalog, {
+      commitTable: {
+        value: async (...args: Parameters<Catalog['commitTable']>) => {
+          await catalog.commitTable(...args);
+          throw new CommitConflictError('gateway answered 409');
+        },
+      },
+    });
+    const result = await append(await writeRows(0, 4), landsThenRefuses);
+    expect(result.attempts).toBe(1);
+    const { metadata } = await catalog.loadTable(ID);
+    expect(metadata.snapshots).toHaveLength(1);
+    const live = await liveDataFiles(io, metadata);
+    expect(live.reduce((n, f) => n + f.recordCount, 0n)).toBe(4n);
+    const current = snapshotOf(metadata);
+    if (current === undefined) throw new Error('no current snapshot');
+    for (const manifest of await manifestsOf(io, current)) expect(await io.exists(manifest.manifestPath)).toBe(true);
   });
 
   it('removes the manifests and manifest lists it wrote when the commit is refused', async () => {
