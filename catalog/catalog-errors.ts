@@ -1,5 +1,5 @@
 /** Errors every catalog raises the same way, each naming the table or namespace. */
-import { AlreadyExistsError, CommitConflictError, NoSuchNamespaceError, NoSuchTableError } from '../src/errors.js';
+import { AlreadyExistsError, CommitConflictError, InvalidInputError, NoSuchNamespaceError, NoSuchTableError } from '../src/errors.js';
 import { formatIdentifier, type TableIdentifier } from './catalog.js';
 
 export function noSuchTable(identifier: TableIdentifier): NoSuchTableError {
@@ -31,4 +31,25 @@ export function createdConcurrently(identifier: TableIdentifier, cause: unknown)
 
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** A key both removed and set is ambiguous (the REST spec's 422); the reserved key may be neither. */
+export function checkPropertyChanges(
+  namespace: readonly string[],
+  removals: readonly string[],
+  updates: Readonly<Record<string, string>>,
+  reserved: readonly string[] = [],
+): void {
+  const both = removals.filter((key) => Object.hasOwn(updates, key));
+  if (both.length > 0) {
+    throw new InvalidInputError(`Namespace ${namespace.join('.')}: properties both removed and set: ${both.join(', ')}`, {
+      context: { namespace: namespace.join('.'), properties: both.join(',') },
+    });
+  }
+  const touched = [...removals, ...Object.keys(updates)].filter((key) => reserved.includes(key));
+  if (touched.length > 0) {
+    throw new InvalidInputError(`Namespace ${namespace.join('.')}: cannot change reserved property "${touched[0]}"`, {
+      context: { namespace: namespace.join('.'), property: touched[0] },
+    });
+  }
 }

@@ -64,6 +64,14 @@ export class NoSuchNamespaceError extends ThundError {
   }
 }
 
+/** A namespace cannot be dropped while it holds tables, views or child namespaces. */
+export class NamespaceNotEmptyError extends ThundError {
+  constructor(message: string, options: ThundErrorOptions = {}) {
+    super('NAMESPACE_NOT_EMPTY', message, options);
+    this.name = 'NamespaceNotEmptyError';
+  }
+}
+
 export class AlreadyExistsError extends ThundError {
   constructor(message: string, options: ThundErrorOptions = {}) {
     super('ALREADY_EXISTS', message, options);

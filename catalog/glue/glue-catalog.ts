@@ -3,7 +3,8 @@
  * out: one Glue database per (single-level) namespace, one EXTERNAL_TABLE per Iceberg table whose
  * parameters `metadata_location` / `previous_metadata_location` point at metadata JSON files we
  * write through the FileIO. A commit is a compare-and-swap on the Glue table: UpdateTable with
- * the VersionId read by GetTable, so a writer that read an older version loses.
+ * the VersionId read by GetTable, so a writer that read an older version loses. The commit,
+ * create, register and drop flow is PointerSwapCatalog's; this file supplies the Glue calls.
  */
 import {
   AlreadyExistsException,
@@ -17,34 +18,35 @@ import {
   GetTableCommand,
   GetTablesCommand,
   GlueClient,
+  UpdateDatabaseCommand,
   UpdateTableCommand,
+  type Database as GlueDatabase,
   type Table as GlueTable,
-  type TableInput,
 } from '@aws-sdk/client-glue';
-import { AlreadyExistsError, CommitConflictError, IcebergFormatError, InvalidInputError, NoSuchTableError, ThundError } from '../../src/errors.js';
+import { AlreadyExistsError, CommitConflictError, NamespaceNotEmptyError, NoSuchTableError, ThundError } from '../../src/errors.js';
 import type { FileIO } from '../../src/iceberg/file-io.js';
-import { applyUpdates, newTableMetadata, tableMetadataFromUpdates } from '../../src/iceberg/metadata-builder.js';
-import { readTableMetadata } from '../../src/iceberg/metadata-json.js';
-import { validateRequirements, type TableRequirement } from '../../src/iceberg/requirements.js';
+import { newTableMetadata } from '../../src/iceberg/metadata-builder.js';
 import type { TableMetadata } from '../../src/iceberg/table-metadata.js';
-import type { TableUpdate } from '../../src/iceberg/updates.js';
-import { formatIdentifier, type Catalog, type CreateTableRequest, type LoadedTable, type TableIdentifier } from '../catalog.js';
+import { formatIdentifier, type CreateTableRequest, type TableIdentifier } from '../catalog.js';
+import { alreadyExists, checkPropertyChanges, messageOf, noSuchNamespace, noSuchTable } from '../catalog-errors.js';
+import { stripTrailingSlash } from '../metadata-files.js';
 import {
-  checkTableName,
-  databaseName,
-  glueError,
-  isClientRejection,
-  isNotFound,
-  unknownOutcome,
-} from './glue-errors.js';
-import { alreadyExists, createdConcurrently, noSuchNamespace, noSuchTable } from '../catalog-errors.js';
-import { encodeMetadata, newMetadataFileLocation, parseMetadataVersion, stripTrailingSlash } from '../metadata-files.js';
-
-const TABLE_TYPE = 'table_type';
-const ICEBERG = 'ICEBERG';
-const METADATA_LOCATION = 'metadata_location';
-const PREVIOUS_METADATA_LOCATION = 'previous_metadata_location';
-const LOCATION_PROPERTY = 'location';
+  PointerSwapCatalog,
+  type InsertOutcome,
+  type RemoveOutcome,
+  type SwapOutcome,
+  type TablePointer,
+} from '../pointer-swap-catalog.js';
+import { checkTableName, databaseName, glueError, isClientRejection, isNotFound, unknownOutcome } from './glue-errors.js';
+import {
+  copiedTableInput,
+  currentMetadataLocation,
+  databaseInput,
+  isIcebergTable,
+  METADATA_LOCATION,
+  namespaceProperties,
+  tableInput,
+} from './glue-mapping.js';
 
 export interface GlueCatalogOptions {
   readonly name?: string;
@@ -58,16 +60,15 @@ export interface GlueCatalogOptions {
   };
 }
 
-export class GlueCatalog implements Catalog {
+export class GlueCatalog extends PointerSwapCatalog<GlueTable> {
   readonly name: string;
   private readonly warehouse: string;
-  private readonly io: FileIO;
   private readonly client: GlueClient;
 
   constructor(options: GlueCatalogOptions) {
+    super(options.io);
     this.name = options.name ?? 'glue';
     this.warehouse = stripTrailingSlash(options.warehouse);
-    this.io = options.io;
     this.client = new GlueClient({
       region: options.glue.region,
       ...(options.glue.endpoint === undefined ? {} : { endpoint: options.glue.endpoint }),
@@ -92,13 +93,10 @@ export class GlueCatalog implements Catalog {
 
   async createNamespace(namespace: readonly string[], properties: Readonly<Record<string, string>> = {}): Promise<void> {
     const db = databaseName(namespace);
-    const { [LOCATION_PROPERTY]: location, ...parameters } = properties;
+    const input = databaseInput(db, properties);
     try {
-      await this.client.send(
-        new CreateDatabaseCommand({
-          DatabaseInput: { Name: db, LocationUri: location ?? `${this.warehouse}/${db}.db`, Parameters: parameters },
-        }),
-      );
+      const LocationUri = input.LocationUri ?? `${this.warehouse}/${db}.db`;
+      await this.client.send(new CreateDatabaseCommand({ DatabaseInput: { ...input, LocationUri } }));
     } catch (error) {
       if (error instanceof AlreadyExistsException) {
         throw new AlreadyExistsError(`Namespace ${db} already exists`, { cause: error, context: { namespace: db } });
@@ -120,7 +118,7 @@ export class GlueCatalog implements Catalog {
       throw isNotFound(error) ? noSuchNamespace(namespace) : error;
     });
     if ((page.TableList ?? []).length > 0) {
-      throw new ThundError('NAMESPACE_NOT_EMPTY', `Namespace ${db} is not empty: it holds tables`, { context: { namespace: db } });
+      throw new NamespaceNotEmptyError(`Namespace ${db} is not empty: it holds tables`, { context: { namespace: db } });
     }
     try {
       await this.client.send(new DeleteDatabaseCommand({ Name: db }));
@@ -155,20 +153,6 @@ export class GlueCatalog implements Catalog {
     return table !== undefined && isIcebergTable(table);
   }
 
-  async loadTable(identifier: TableIdentifier): Promise<LoadedTable> {
-    const metadataLocation = currentMetadataLocation(identifier, await this.getGlueTable(identifier));
-    return { identifier, metadataLocation, metadata: await this.readMetadata(metadataLocation), io: this.io };
-  }
-
-  async createTable(identifier: TableIdentifier, request: CreateTableRequest): Promise<LoadedTable> {
-    const metadata = await this.stageCreateTable(identifier, request);
-    return this.createGlueTable(
-      identifier,
-      metadata,
-      (cause) => alreadyExists(identifier, cause),
-    );
-  }
-
   async stageCreateTable(identifier: TableIdentifier, request: CreateTableRequest): Promise<TableMetadata> {
     const db = databaseName(identifier.namespace);
     checkTableName(identifier);
@@ -187,117 +171,51 @@ export class GlueCatalog implements Catalog {
     });
   }
 
-  async commitTable(
+  protected async readPointer(identifier: TableIdentifier): Promise<TablePointer<GlueTable> | undefined> {
+    const table = await this.getGlueTable(identifier).catch((error: unknown) => {
+      if (error instanceof NoSuchTableError) return undefined;
+      throw error;
+    });
+    return table === undefined ? undefined : { metadataLocation: currentMetadataLocation(identifier, table), token: table };
+  }
+
+  /** UpdateTable with the VersionId that was read; a refusal is re-checked, as the SDK may have retried an applied call. */
+  protected async swapPointer(
     identifier: TableIdentifier,
-    requirements: readonly TableRequirement[],
-    updates: readonly TableUpdate[],
-  ): Promise<LoadedTable> {
-    const table = requirements.some((r) => r.type === 'assert-create')
-      ? await this.getGlueTable(identifier).catch((error: unknown) => {
-          if (error instanceof NoSuchTableError) return undefined;
-          throw error;
-        })
-      : await this.getGlueTable(identifier);
-    if (table === undefined) return this.commitCreate(identifier, requirements, updates);
-
-    const baseLocation = currentMetadataLocation(identifier, table);
-    const base = await this.readMetadata(baseLocation);
-    validateRequirements(requirements, base);
-    if (updates.length === 0) return { identifier, metadataLocation: baseLocation, metadata: base, io: this.io };
-
-    const next = applyUpdates(base, updates, { previousMetadataLocation: baseLocation });
-    const nextLocation = newMetadataFileLocation(next, parseMetadataVersion(baseLocation) + 1);
-    await this.io.writeNew(nextLocation, encodeMetadata(next));
+    base: TablePointer<GlueTable>,
+    nextLocation: string,
+    next: TableMetadata,
+  ): Promise<SwapOutcome> {
     const tableName = formatIdentifier(identifier);
     try {
       await this.client.send(
         new UpdateTableCommand({
           DatabaseName: databaseName(identifier.namespace),
-          TableInput: tableInput(identifier.name, next, nextLocation, baseLocation, table),
-          VersionId: table.VersionId,
+          TableInput: tableInput(identifier.name, next, nextLocation, base.metadataLocation, base.token),
+          VersionId: base.token.VersionId,
         }),
       );
+      return { kind: 'done' };
     } catch (error) {
-      if (error instanceof ConcurrentModificationException || isNotFound(error) || isClientRejection(error)) {
-        // The SDK retries UpdateTable, so a refusal may follow an attempt that did apply and whose
-        // answer was lost: look before deleting anything.
-        const now = await this.currentPointer(identifier);
-        if (now === nextLocation) return { identifier, metadataLocation: nextLocation, metadata: next, io: this.io };
-        if (now === null) throw unknownOutcome(tableName, nextLocation, error);
-        await this.io.delete(nextLocation).catch(() => undefined);
-        if (error instanceof ConcurrentModificationException || isNotFound(error)) {
-          throw new CommitConflictError(`Cannot commit ${tableName}: it changed since ${baseLocation} was read`, {
-            cause: error,
-            context: { table: tableName, baseMetadataLocation: baseLocation },
-          });
-        }
-        throw glueError(`commit ${tableName}`, error);
+      if (!(error instanceof ConcurrentModificationException || isNotFound(error) || isClientRejection(error))) {
+        throw unknownOutcome(tableName, nextLocation, error);
       }
-      throw unknownOutcome(tableName, nextLocation, error);
-    }
-    return { identifier, metadataLocation: nextLocation, metadata: next, io: this.io };
-  }
-
-  async dropTable(identifier: TableIdentifier, purge = false): Promise<void> {
-    if (purge) {
-      throw new InvalidInputError(`Dropping ${formatIdentifier(identifier)} with purge is not supported yet`, {
-        context: { table: formatIdentifier(identifier) },
-      });
-    }
-    await this.getGlueTable(identifier); // NoSuchTableError when missing
-    try {
-      await this.client.send(new DeleteTableCommand({ DatabaseName: databaseName(identifier.namespace), Name: identifier.name }));
-    } catch (error) {
-      throw isNotFound(error) ? noSuchTable(identifier) : glueError(`drop table ${formatIdentifier(identifier)}`, error);
+      const now = await this.currentPointer(identifier);
+      if (now === nextLocation) return { kind: 'done' };
+      if (now === null) throw unknownOutcome(tableName, nextLocation, error);
+      if (error instanceof ConcurrentModificationException || isNotFound(error)) {
+        const conflict = new CommitConflictError(`Cannot commit ${tableName}: it changed since ${base.metadataLocation} was read`, {
+          cause: error,
+          context: { table: tableName, baseMetadataLocation: base.metadataLocation },
+        });
+        return { kind: 'refused', error: conflict };
+      }
+      return { kind: 'refused', error: glueError(`commit ${tableName}`, error) };
     }
   }
 
-  async updateNamespaceProperties(
-    namespace: readonly string[],
-    _removals: readonly string[],
-    _updates: Readonly<Record<string, string>>,
-  ): Promise<void> {
-    throw new InvalidInputError(`Updating properties of ${namespace.join('.')} is not supported yet`, { context: { namespace: namespace.join('.') } });
-  }
-
-  async loadNamespaceProperties(namespace: readonly string[]): Promise<Record<string, string>> {
-    throw new InvalidInputError(`Loading properties of ${namespace.join('.')} is not supported yet`, { context: { namespace: namespace.join('.') } });
-  }
-
-  async registerTable(identifier: TableIdentifier, _metadataLocation: string): Promise<LoadedTable> {
-    throw new InvalidInputError(`Registering ${formatIdentifier(identifier)} is not supported yet`, { context: { table: formatIdentifier(identifier) } });
-  }
-
-  async renameTable(from: TableIdentifier, _to: TableIdentifier): Promise<void> {
-    throw new InvalidInputError(`Renaming ${formatIdentifier(from)} is not supported yet`, { context: { table: formatIdentifier(from) } });
-  }
-
-  async close(): Promise<void> {
-    this.client.destroy();
-  }
-
-  private async commitCreate(
-    identifier: TableIdentifier,
-    requirements: readonly TableRequirement[],
-    updates: readonly TableUpdate[],
-  ): Promise<LoadedTable> {
-    validateRequirements(requirements, undefined);
-    checkTableName(identifier);
-    return this.createGlueTable(
-      identifier,
-      tableMetadataFromUpdates(updates),
-      (cause) => createdConcurrently(identifier, cause),
-    );
-  }
-
-  /** Writes metadata version 0, then CreateTable; when Glue refuses, the file is removed again. */
-  private async createGlueTable(
-    identifier: TableIdentifier,
-    metadata: TableMetadata,
-    onExists: (cause: unknown) => ThundError,
-  ): Promise<LoadedTable> {
-    const metadataLocation = newMetadataFileLocation(metadata, 0);
-    await this.io.writeNew(metadataLocation, encodeMetadata(metadata));
+  /** CreateTable; "already exists" is re-checked, as it may answer a retried CreateTable whose first attempt applied. */
+  protected async insertPointer(identifier: TableIdentifier, metadataLocation: string, metadata: TableMetadata): Promise<InsertOutcome> {
     try {
       await this.client.send(
         new CreateTableCommand({
@@ -305,21 +223,146 @@ export class GlueCatalog implements Catalog {
           TableInput: tableInput(identifier.name, metadata, metadataLocation, undefined, undefined),
         }),
       );
+      return { kind: 'done' };
     } catch (error) {
       if (error instanceof AlreadyExistsException) {
-        // Perhaps a retried CreateTable whose first attempt did apply.
         const now = await this.currentPointer(identifier);
-        if (now === metadataLocation) return { identifier, metadataLocation, metadata, io: this.io };
+        if (now === metadataLocation) return { kind: 'done' };
         if (now === null) throw unknownOutcome(formatIdentifier(identifier), metadataLocation, error);
+        return { kind: 'exists', cause: error };
       }
-      if (error instanceof AlreadyExistsException || isNotFound(error) || isClientRejection(error)) {
-        await this.io.delete(metadataLocation).catch(() => undefined);
-      }
-      if (error instanceof AlreadyExistsException) throw onExists(error);
-      if (isNotFound(error)) throw noSuchNamespace(identifier.namespace);
-      throw glueError(`create table ${formatIdentifier(identifier)}`, error);
+      if (isNotFound(error)) return { kind: 'refused', error: noSuchNamespace(identifier.namespace) };
+      const failure = glueError(`create table ${formatIdentifier(identifier)}`, error);
+      if (isClientRejection(error)) return { kind: 'refused', error: failure };
+      throw failure;
     }
-    return { identifier, metadataLocation, metadata, io: this.io };
+  }
+
+  /** DeleteTable has no condition: `expected` is compared by VersionId just before, which narrows the race without closing it. */
+  protected async removePointer(identifier: TableIdentifier, expected: TablePointer<GlueTable> | undefined): Promise<RemoveOutcome> {
+    if (expected !== undefined) {
+      const now = await this.getGlueTable(identifier).catch((error: unknown) => {
+        if (error instanceof NoSuchTableError) return undefined;
+        throw error;
+      });
+      if (now === undefined) return 'missing';
+      if (now.VersionId !== expected.token.VersionId) return 'changed';
+    }
+    try {
+      await this.client.send(new DeleteTableCommand({ DatabaseName: databaseName(identifier.namespace), Name: identifier.name }));
+      return 'removed';
+    } catch (error) {
+      if (isNotFound(error)) return 'missing';
+      throw glueError(`drop table ${formatIdentifier(identifier)}`, error);
+    }
+  }
+
+  protected async checkCreatable(identifier: TableIdentifier): Promise<void> {
+    checkTableName(identifier);
+    if ((await this.databaseLocation(databaseName(identifier.namespace))) === null) throw noSuchNamespace(identifier.namespace);
+  }
+
+  /** The database's Parameters plus `location` (LocationUri) and `comment` (Description), as Java's GlueCatalog reports them. */
+  async loadNamespaceProperties(namespace: readonly string[]): Promise<Record<string, string>> {
+    return namespaceProperties(await this.getDatabase(namespace));
+  }
+
+  /** Read, change, UpdateDatabase with the whole input (Glue replaces it); `location` and `comment` map as on create. */
+  async updateNamespaceProperties(
+    namespace: readonly string[],
+    removals: readonly string[],
+    updates: Readonly<Record<string, string>>,
+  ): Promise<void> {
+    checkPropertyChanges(namespace, removals, updates);
+    const db = databaseName(namespace);
+    const database = await this.getDatabase(namespace);
+    const properties = namespaceProperties(database);
+    for (const key of removals) delete properties[key];
+    Object.assign(properties, updates);
+    const permissions = database.CreateTableDefaultPermissions;
+    try {
+      await this.client.send(
+        new UpdateDatabaseCommand({
+          Name: db,
+          DatabaseInput: {
+            ...databaseInput(db, properties),
+            ...(permissions === undefined ? {} : { CreateTableDefaultPermissions: permissions }),
+            ...(database.TargetDatabase === undefined ? {} : { TargetDatabase: database.TargetDatabase }),
+          },
+        }),
+      );
+    } catch (error) {
+      throw isNotFound(error) ? noSuchNamespace(namespace) : glueError(`update properties of namespace ${db}`, error);
+    }
+  }
+
+  /**
+   * Glue cannot rename: CreateTable under the new name with the old table's input, then
+   * DeleteTable of the old one, as Java's GlueCatalog does. The create is undone when the
+   * old table changed meanwhile (its commit would be lost) or when the delete surely failed.
+   */
+  async renameTable(from: TableIdentifier, to: TableIdentifier): Promise<void> {
+    checkTableName(to);
+    const toDb = databaseName(to.namespace);
+    const fromDb = databaseName(from.namespace);
+    const source = await this.getGlueTable(from);
+    if (!isIcebergTable(source)) throw noSuchTable(from);
+    if ((await this.databaseLocation(toDb)) === null) throw noSuchNamespace(to.namespace);
+    const what = `rename ${formatIdentifier(from)} to ${formatIdentifier(to)}`;
+    try {
+      await this.client.send(new CreateTableCommand({ DatabaseName: toDb, TableInput: copiedTableInput(to.name, source) }));
+    } catch (error) {
+      if (error instanceof AlreadyExistsException) throw alreadyExists(to, error);
+      throw isNotFound(error) ? noSuchNamespace(to.namespace) : glueError(what, error);
+    }
+    const undo = async (cause: ThundError): Promise<never> => {
+      try {
+        await this.client.send(new DeleteTableCommand({ DatabaseName: toDb, Name: to.name }));
+      } catch (error) {
+        throw new ThundError(
+          'RENAME_INCOMPLETE',
+          `Cannot ${what}: ${cause.message}; undoing it failed too (${messageOf(error)}), so both names now point at the same table`,
+          { cause, context: { table: formatIdentifier(from), destination: formatIdentifier(to) } },
+        );
+      }
+      throw cause;
+    };
+    const now = await this.getGlueTable(from).catch((error: unknown) => (error instanceof ThundError ? error : glueError(what, error)));
+    if (now instanceof ThundError) await undo(now);
+    else if (now.VersionId !== source.VersionId) {
+      await undo(new CommitConflictError(`Cannot ${what}: the table changed during the rename`, { context: { table: formatIdentifier(from) } }));
+    }
+    try {
+      await this.client.send(new DeleteTableCommand({ DatabaseName: fromDb, Name: from.name }));
+    } catch (error) {
+      // A retried DeleteTable whose first attempt applied answers "not found": the old name is gone either way.
+      const old = await this.currentPointer(from);
+      if (old === undefined) return;
+      const failure = glueError(what, error);
+      if (old === null) {
+        throw new ThundError('RENAME_STATE_UNKNOWN', `Cannot ${what}: ${failure.message}; both names may now exist`, {
+          cause: error,
+          context: { table: formatIdentifier(from), destination: formatIdentifier(to) },
+        });
+      }
+      await undo(failure);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.client.destroy();
+  }
+
+  private async getDatabase(namespace: readonly string[]): Promise<GlueDatabase> {
+    const db = databaseName(namespace);
+    try {
+      const { Database } = await this.client.send(new GetDatabaseCommand({ Name: db }));
+      if (Database === undefined) throw noSuchNamespace(namespace);
+      return Database;
+    } catch (error) {
+      if (error instanceof ThundError) throw error;
+      throw isNotFound(error) ? noSuchNamespace(namespace) : glueError(`look up namespace ${db}`, error);
+    }
   }
 
   private async getGlueTable(identifier: TableIdentifier): Promise<GlueTable> {
@@ -353,10 +396,6 @@ export class GlueCatalog implements Catalog {
     }
   }
 
-  private async readMetadata(location: string): Promise<TableMetadata> {
-    return readTableMetadata(await this.io.read(location), location);
-  }
-
   private async call<T>(what: string, run: () => Promise<T>): Promise<T> {
     try {
       return await run();
@@ -365,45 +404,4 @@ export class GlueCatalog implements Catalog {
       throw glueError(what, error);
     }
   }
-}
-
-/** Keeps whatever else the Glue table carried (other parameters, description) and swaps the pointers. */
-function tableInput(
-  name: string,
-  metadata: TableMetadata,
-  metadataLocation: string,
-  previous: string | undefined,
-  existing: GlueTable | undefined,
-): TableInput {
-  return {
-    Name: name,
-    TableType: 'EXTERNAL_TABLE',
-    ...(existing?.Description === undefined ? {} : { Description: existing.Description }),
-    Parameters: {
-      ...(existing?.Parameters ?? {}),
-      [TABLE_TYPE]: ICEBERG,
-      [METADATA_LOCATION]: metadataLocation,
-      ...(previous === undefined ? {} : { [PREVIOUS_METADATA_LOCATION]: previous }),
-    },
-    StorageDescriptor: { ...(existing?.StorageDescriptor ?? {}), Location: metadata.location },
-  };
-}
-
-function isIcebergTable(table: GlueTable): boolean {
-  return table.Parameters?.[TABLE_TYPE]?.toUpperCase() === ICEBERG;
-}
-
-function currentMetadataLocation(identifier: TableIdentifier, table: GlueTable): string {
-  if (!isIcebergTable(table)) {
-    throw new NoSuchTableError(`Glue table ${formatIdentifier(identifier)} is not an Iceberg table`, {
-      context: { table: formatIdentifier(identifier), tableType: table.Parameters?.[TABLE_TYPE] ?? '' },
-    });
-  }
-  const location = table.Parameters?.[METADATA_LOCATION];
-  if (location === undefined || location === '') {
-    throw new IcebergFormatError(`Glue table ${formatIdentifier(identifier)} has no ${METADATA_LOCATION} parameter`, {
-      context: { table: formatIdentifier(identifier) },
-    });
-  }
-  return location;
 }

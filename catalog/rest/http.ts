@@ -15,6 +15,7 @@ import {
   NoSuchTableError,
   ThundError,
   type ErrorContext,
+  NamespaceNotEmptyError,
 } from '../../src/errors.js';
 import { parseJson, stringifyJson } from '../../src/iceberg/json.js';
 import { BearerAuth, type AuthProvider } from './auth.js';
@@ -259,6 +260,9 @@ export function errorFromResponse<T>(req: RestRequest<T>, status: number, text: 
   if (status === 409) {
     if (req.operation === 'commit') return new CommitConflictError(`Commit conflict: ${message}`, { context });
     if (req.operation === 'create' || req.operation === 'rename') return new AlreadyExistsError(`Already exists: ${message}`, { context });
+    if (req.operation === 'drop' && req.notFound === 'namespace') {
+      return new NamespaceNotEmptyError(`Namespace ${String(req.context?.['namespace'] ?? '')} is not empty: ${message}`, { context });
+    }
   }
   if (status === 422) return new InvalidInputError(`REST catalog refused ${what}: ${message}`, { context });
   if (req.operation === 'commit' && COMMIT_UNKNOWN_STATUSES.has(status)) {

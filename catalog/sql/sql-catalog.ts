@@ -3,7 +3,8 @@
  * metadata as JSON files through a FileIO. A commit writes a new metadata file, then swaps the
  * table's pointer with one compare-and-swap UPDATE (`… WHERE metadata_location = <base>`), the
  * same statement Java's JdbcTableOperations runs; SQLite's busy timeout serializes writers from
- * several processes.
+ * several processes. The commit, create, register and drop flow is PointerSwapCatalog's; this
+ * file supplies the row operations.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -15,21 +16,22 @@ import {
   CommitStateUnknownError,
   IcebergFormatError,
   InvalidInputError,
-  ThundError,
+  NamespaceNotEmptyError,
 } from '../../src/errors.js';
 import type { FileIO } from '../../src/iceberg/file-io.js';
-import { applyUpdates, newTableMetadata, tableMetadataFromUpdates } from '../../src/iceberg/metadata-builder.js';
-import { readTableMetadata } from '../../src/iceberg/metadata-json.js';
-import { validateRequirements, type TableRequirement } from '../../src/iceberg/requirements.js';
+import { newTableMetadata } from '../../src/iceberg/metadata-builder.js';
 import type { TableMetadata } from '../../src/iceberg/table-metadata.js';
-import type { TableUpdate } from '../../src/iceberg/updates.js';
+import { formatIdentifier, type CreateTableRequest, type TableIdentifier } from '../catalog.js';
+import { alreadyExists, checkPropertyChanges, messageOf, noSuchNamespace, noSuchTable } from '../catalog-errors.js';
+import { escapeGlob, namespaceToString, normalizeWarehouse, stripTrailingSlash } from '../metadata-files.js';
 import {
-  formatIdentifier,
-  type Catalog,
-  type CreateTableRequest,
-  type LoadedTable,
-  type TableIdentifier,
-} from '../catalog.js';
+  PointerSwapCatalog,
+  type InsertOutcome,
+  type RemoveOutcome,
+  type SwapOutcome,
+  type TablePointer,
+} from '../pointer-swap-catalog.js';
+import { checkTableName, runSql, sqlError, sqliteCode } from './catalog-errors.js';
 import {
   CATALOG_TABLE,
   NAMESPACE_EXISTS_PROPERTY,
@@ -37,17 +39,6 @@ import {
   TABLE_RECORD_TYPE,
   ensureCatalogSchema,
 } from './schema.js';
-import { checkTableName, runSql, sqlError, sqliteCode } from './catalog-errors.js';
-import { alreadyExists, createdConcurrently, messageOf, noSuchNamespace, noSuchTable } from '../catalog-errors.js';
-import {
-  encodeMetadata,
-  escapeGlob,
-  namespaceToString,
-  newMetadataFileLocation,
-  normalizeWarehouse,
-  parseMetadataVersion,
-  stripTrailingSlash,
-} from '../metadata-files.js';
 
 /** pyiceberg's documented `load_catalog("default", type="sql", …)` name; Spark must use the same. */
 export const DEFAULT_CATALOG_NAME = 'default';
@@ -70,15 +61,14 @@ interface TableRow {
   readonly metadata_location: string | null;
 }
 
-export class SqlCatalog implements Catalog {
+export class SqlCatalog extends PointerSwapCatalog<undefined> {
   readonly name: string;
   private readonly db: BetterSqlite3.Database;
   private readonly warehouse: string;
-  private readonly io: FileIO;
 
   constructor(options: SqlCatalogOptions) {
+    super(options.io);
     this.name = options.name ?? DEFAULT_CATALOG_NAME;
-    this.io = options.io;
     this.warehouse = normalizeWarehouse(options.warehouse);
     mkdirSync(dirname(options.databasePath), { recursive: true });
     this.db = new Database(options.databasePath, { timeout: options.busyTimeoutMs ?? 30_000 });
@@ -142,7 +132,7 @@ export class SqlCatalog implements Catalog {
         .prepare(`SELECT namespace FROM ${NAMESPACE_PROPERTIES_TABLE} WHERE catalog_name = ? AND namespace GLOB ? LIMIT 1`)
         .get(this.name, `${escapeGlob(ns)}.*`);
       if (held !== undefined || child !== undefined) {
-        throw new ThundError('NAMESPACE_NOT_EMPTY', `Namespace ${ns} is not empty: it holds tables, views or namespaces`, {
+        throw new NamespaceNotEmptyError(`Namespace ${ns} is not empty: it holds tables, views or namespaces`, {
           context: { namespace: ns },
         });
       }
@@ -186,17 +176,6 @@ export class SqlCatalog implements Catalog {
     return this.tableRow(identifier) !== undefined;
   }
 
-  async loadTable(identifier: TableIdentifier): Promise<LoadedTable> {
-    const metadataLocation = this.currentMetadataLocation(identifier);
-    const metadata = await this.readMetadata(metadataLocation);
-    return { identifier, metadataLocation, metadata, io: this.io };
-  }
-
-  async createTable(identifier: TableIdentifier, request: CreateTableRequest): Promise<LoadedTable> {
-    const metadata = await this.stageCreateTable(identifier, request);
-    return this.insertTable(identifier, metadata, (cause) => alreadyExists(identifier, cause));
-  }
-
   /** New-table metadata at the default (or requested) location; nothing is written. */
   async stageCreateTable(identifier: TableIdentifier, request: CreateTableRequest): Promise<TableMetadata> {
     const ns = namespaceToString(identifier.namespace);
@@ -213,23 +192,20 @@ export class SqlCatalog implements Catalog {
     });
   }
 
-  async commitTable(
-    identifier: TableIdentifier,
-    requirements: readonly TableRequirement[],
-    updates: readonly TableUpdate[],
-  ): Promise<LoadedTable> {
-    if (this.tableRow(identifier) === undefined && requirements.some((r) => r.type === 'assert-create')) {
-      return this.commitCreate(identifier, requirements, updates);
+  protected async readPointer(identifier: TableIdentifier): Promise<TablePointer<undefined> | undefined> {
+    const row = this.tableRow(identifier);
+    if (row === undefined) return undefined;
+    if (row.metadata_location === null || row.metadata_location === '') {
+      throw new IcebergFormatError(`Table ${formatIdentifier(identifier)} has no metadata_location in the catalog`, {
+        context: { table: formatIdentifier(identifier) },
+      });
     }
-    const baseLocation = this.currentMetadataLocation(identifier);
-    const base = await this.readMetadata(baseLocation);
-    validateRequirements(requirements, base);
-    if (updates.length === 0) return { identifier, metadataLocation: baseLocation, metadata: base, io: this.io };
+    return { metadataLocation: row.metadata_location, token: undefined };
+  }
 
-    const next = applyUpdates(base, updates, { previousMetadataLocation: baseLocation });
-    const nextLocation = newMetadataFileLocation(next, parseMetadataVersion(baseLocation) + 1);
-    await this.io.writeNew(nextLocation, encodeMetadata(next));
-
+  /** JdbcTableOperations' compare-and-swap: `UPDATE … WHERE metadata_location = <base>`. */
+  protected async swapPointer(identifier: TableIdentifier, base: TablePointer<undefined>, nextLocation: string): Promise<SwapOutcome> {
+    const table = formatIdentifier(identifier);
     let changed: number;
     try {
       changed = this.db
@@ -238,58 +214,32 @@ export class SqlCatalog implements Catalog {
             'WHERE catalog_name = ? AND table_namespace = ? AND table_name = ? AND metadata_location = ? ' +
             `AND ${IS_TABLE}`,
         )
-        .run(nextLocation, baseLocation, this.name, namespaceToString(identifier.namespace), identifier.name, baseLocation)
+        .run(nextLocation, base.metadataLocation, this.name, namespaceToString(identifier.namespace), identifier.name, base.metadataLocation)
         .changes;
     } catch (error) {
       const code = sqliteCode(error);
       if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
         // The statement never ran: nothing references the new file.
-        await this.io.delete(nextLocation).catch(() => undefined);
-        throw new CommitConflictError(`Cannot commit ${formatIdentifier(identifier)}: the catalog database is busy`, {
+        const busy = new CommitConflictError(`Cannot commit ${table}: the catalog database is busy`, {
           cause: error,
-          context: { table: formatIdentifier(identifier), reason: 'database-busy' },
+          context: { table, reason: 'database-busy' },
         });
+        return { kind: 'refused', error: busy };
       }
-      throw new CommitStateUnknownError(`Commit of ${formatIdentifier(identifier)} failed in SQLite: ${messageOf(error)}`, {
+      throw new CommitStateUnknownError(`Commit of ${table} failed in SQLite: ${messageOf(error)}`, {
         cause: error,
-        context: { table: formatIdentifier(identifier), metadataLocation: nextLocation },
+        context: { table, metadataLocation: nextLocation },
       });
     }
-    if (changed !== 1) {
-      await this.io.delete(nextLocation).catch(() => undefined);
-      throw new CommitConflictError(
-        `Cannot commit ${formatIdentifier(identifier)}: its metadata changed since ${baseLocation} was read`,
-        { context: { table: formatIdentifier(identifier), baseMetadataLocation: baseLocation } },
-      );
-    }
-    return { identifier, metadataLocation: nextLocation, metadata: next, io: this.io };
+    if (changed === 1) return { kind: 'done' };
+    const conflict = new CommitConflictError(`Cannot commit ${table}: its metadata changed since ${base.metadataLocation} was read`, {
+      context: { table, baseMetadataLocation: base.metadataLocation },
+    });
+    return { kind: 'refused', error: conflict };
   }
 
-  /** A table created by its first commit (stage-create, then `assert-create` + create updates). */
-  private async commitCreate(
-    identifier: TableIdentifier,
-    requirements: readonly TableRequirement[],
-    updates: readonly TableUpdate[],
-  ): Promise<LoadedTable> {
-    validateRequirements(requirements, undefined);
-    checkTableName(identifier);
-    if (!this.namespaceExistsSync(namespaceToString(identifier.namespace))) throw noSuchNamespace(identifier.namespace);
-    const metadata = tableMetadataFromUpdates(updates);
-    return this.insertTable(
-      identifier,
-      metadata,
-      (cause) => createdConcurrently(identifier, cause),
-    );
-  }
-
-  /** Writes metadata version 0 and inserts the catalog row; a duplicate key removes the file again. */
-  private async insertTable(
-    identifier: TableIdentifier,
-    metadata: TableMetadata,
-    onDuplicate: (cause: unknown) => ThundError,
-  ): Promise<LoadedTable> {
-    const metadataLocation = newMetadataFileLocation(metadata, 0);
-    await this.io.writeNew(metadataLocation, encodeMetadata(metadata));
+  /** One INSERT: a SQLite failure is definite, a duplicate key means the name is taken. */
+  protected async insertPointer(identifier: TableIdentifier, metadataLocation: string): Promise<InsertOutcome> {
     try {
       this.db
         .prepare(
@@ -297,45 +247,76 @@ export class SqlCatalog implements Catalog {
             'previous_metadata_location, iceberg_type) VALUES (?, ?, ?, ?, NULL, ?)',
         )
         .run(this.name, namespaceToString(identifier.namespace), identifier.name, metadataLocation, TABLE_RECORD_TYPE);
+      return { kind: 'done' };
     } catch (error) {
-      await this.io.delete(metadataLocation).catch(() => undefined);
-      if (sqliteCode(error).startsWith('SQLITE_CONSTRAINT')) throw onDuplicate(error);
-      throw sqlError(this.name, `create table ${formatIdentifier(identifier)}`, error);
+      if (sqliteCode(error).startsWith('SQLITE_CONSTRAINT')) return { kind: 'exists', cause: error };
+      return { kind: 'refused', error: sqlError(this.name, `create table ${formatIdentifier(identifier)}`, error) };
     }
-    return { identifier, metadataLocation, metadata, io: this.io };
   }
 
-  /** Removes the catalog entry. `purge` (deleting the table's files) is not supported yet. */
-  async dropTable(identifier: TableIdentifier, purge = false): Promise<void> {
-    if (purge) {
-      throw new InvalidInputError(`Dropping ${formatIdentifier(identifier)} with purge is not supported yet`, {
-        context: { table: formatIdentifier(identifier) },
-      });
-    }
+  protected async removePointer(identifier: TableIdentifier, expected: TablePointer<undefined> | undefined): Promise<RemoveOutcome> {
+    const where = 'WHERE catalog_name = ? AND table_namespace = ? AND table_name = ? AND ' + IS_TABLE;
+    const key = [this.name, namespaceToString(identifier.namespace), identifier.name];
     const result = runSql(this.name, `drop table ${formatIdentifier(identifier)}`, () =>
-      this.db
-        .prepare(
-          `DELETE FROM ${CATALOG_TABLE} WHERE catalog_name = ? AND table_namespace = ? AND table_name = ? AND ${IS_TABLE}`,
-        )
-        .run(this.name, namespaceToString(identifier.namespace), identifier.name),
+      expected === undefined
+        ? this.db.prepare(`DELETE FROM ${CATALOG_TABLE} ${where}`).run(...key)
+        : this.db.prepare(`DELETE FROM ${CATALOG_TABLE} ${where} AND metadata_location = ?`).run(...key, expected.metadataLocation),
     );
-    if (result.changes === 0) throw noSuchTable(identifier);
+    if (result.changes === 1) return 'removed';
+    return expected !== undefined && this.tableRow(identifier) !== undefined ? 'changed' : 'missing';
   }
 
+  protected async checkCreatable(identifier: TableIdentifier): Promise<void> {
+    checkTableName(identifier);
+    if (!this.namespaceExistsSync(namespaceToString(identifier.namespace))) throw noSuchNamespace(identifier.namespace);
+  }
+
+  /** Sets and removes namespace properties in one transaction (JdbcCatalog's property rows). */
   async updateNamespaceProperties(
     namespace: readonly string[],
-    _removals: readonly string[],
-    _updates: Readonly<Record<string, string>>,
+    removals: readonly string[],
+    updates: Readonly<Record<string, string>>,
   ): Promise<void> {
-    throw new InvalidInputError(`Updating properties of ${namespace.join('.')} is not supported yet`, { context: { namespace: namespace.join('.') } });
+    const ns = namespaceToString(namespace);
+    checkPropertyChanges(namespace, removals, updates, [NAMESPACE_EXISTS_PROPERTY]);
+    const where = 'WHERE catalog_name = ? AND namespace = ? AND property_key = ?';
+    const remove = this.db.prepare(`DELETE FROM ${NAMESPACE_PROPERTIES_TABLE} ${where}`);
+    const update = this.db.prepare(`UPDATE ${NAMESPACE_PROPERTIES_TABLE} SET property_value = ? ${where}`);
+    const insert = this.db.prepare(
+      `INSERT INTO ${NAMESPACE_PROPERTIES_TABLE} (catalog_name, namespace, property_key, property_value) VALUES (?, ?, ?, ?)`,
+    );
+    const apply = this.db.transaction(() => {
+      if (!this.namespaceRowExists(ns)) throw noSuchNamespace(namespace);
+      for (const key of removals) remove.run(this.name, ns, key);
+      for (const [key, value] of Object.entries(updates)) {
+        if (update.run(value, this.name, ns, key).changes === 0) insert.run(this.name, ns, key, value);
+      }
+    });
+    runSql(this.name, `update properties of namespace ${ns}`, () => apply.immediate());
   }
 
-  async registerTable(identifier: TableIdentifier, _metadataLocation: string): Promise<LoadedTable> {
-    throw new InvalidInputError(`Registering ${formatIdentifier(identifier)} is not supported yet`, { context: { table: formatIdentifier(identifier) } });
-  }
-
-  async renameTable(from: TableIdentifier, _to: TableIdentifier): Promise<void> {
-    throw new InvalidInputError(`Renaming ${formatIdentifier(from)} is not supported yet`, { context: { table: formatIdentifier(from) } });
+  /** One UPDATE of the row's key (JdbcCatalog.renameTable), checked inside the same transaction. */
+  async renameTable(from: TableIdentifier, to: TableIdentifier): Promise<void> {
+    checkTableName(to);
+    const toNs = namespaceToString(to.namespace);
+    const rename = this.db.transaction(() => {
+      if (this.tableRow(from) === undefined) throw noSuchTable(from);
+      if (!this.namespaceRowExists(toNs)) throw noSuchNamespace(to.namespace);
+      if (this.anyRowExists(to)) throw alreadyExists(to);
+      const changed = this.db
+        .prepare(
+          `UPDATE ${CATALOG_TABLE} SET table_namespace = ?, table_name = ? ` +
+            `WHERE catalog_name = ? AND table_namespace = ? AND table_name = ? AND ${IS_TABLE}`,
+        )
+        .run(toNs, to.name, this.name, namespaceToString(from.namespace), from.name).changes;
+      if (changed !== 1) throw noSuchTable(from);
+    });
+    try {
+      rename.immediate();
+    } catch (error) {
+      if (sqliteCode(error).startsWith('SQLITE_CONSTRAINT')) throw alreadyExists(to, error);
+      throw sqlError(this.name, `rename table ${formatIdentifier(from)} to ${formatIdentifier(to)}`, error);
+    }
   }
 
   async close(): Promise<void> {
@@ -382,21 +363,6 @@ export class SqlCatalog implements Catalog {
       .prepare(`SELECT 1 FROM ${CATALOG_TABLE} WHERE catalog_name = ? AND table_namespace = ? AND table_name = ?`)
       .get(this.name, namespaceToString(identifier.namespace), identifier.name);
     return row !== undefined;
-  }
-
-  private currentMetadataLocation(identifier: TableIdentifier): string {
-    const row = this.tableRow(identifier);
-    if (row === undefined) throw noSuchTable(identifier);
-    if (row.metadata_location === null || row.metadata_location === '') {
-      throw new IcebergFormatError(`Table ${formatIdentifier(identifier)} has no metadata_location in the catalog`, {
-        context: { table: formatIdentifier(identifier) },
-      });
-    }
-    return row.metadata_location;
-  }
-
-  private async readMetadata(location: string): Promise<TableMetadata> {
-    return readTableMetadata(await this.io.read(location), location);
   }
 
   /** `<namespace location property>/<table>`, else `<warehouse>/<level>/…/<table>` (JdbcCatalog's layout). */

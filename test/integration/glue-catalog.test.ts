@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GetTableCommand, GlueClient } from '@aws-sdk/client-glue';
+import { GetDatabaseCommand, GetTableCommand, GlueClient } from '@aws-sdk/client-glue';
 import { GlueCatalog } from '../../catalog/glue/glue-catalog.js';
 import { S3FileIO } from '../../connectors/storage/s3-file-io.js';
 import { DuckDbSession } from '../../src/duckdb/session.js';
@@ -29,6 +29,7 @@ import { liveDataFiles } from '../../src/table/scan.js';
 import { writeDataFiles } from '../../src/write/data-file-writer.js';
 import { testS3Bucket, testS3FileIOOptions } from '../stack/s3-env.js';
 import { requireServiceEnv } from '../stack/service.js';
+import { objectsUnder } from './behaviour/s3-objects.js';
 
 const schema: Schema = {
   schemaId: 0,
@@ -90,15 +91,15 @@ function barrierIO(inner: FileIO, barrier: { waiting: (() => void)[]; parties: n
 /**
  * A loopback proxy in front of moto. `fault(target)` decides per Glue call (X-Amz-Target, e.g.
  * "AWSGlue.UpdateTable"): 'pass', 'drop-after' (forward, let moto apply it, then cut the
- * connection before the answer) or 'fail-503' (answer 503 without forwarding).
+ * connection before the answer) or 'fail-503' (answer 503 without forwarding); `body` is the request's JSON.
  */
-async function glueProxy(fault: (target: string) => 'pass' | 'drop-after' | 'fail-503'): Promise<{ endpoint: string; server: Server }> {
+async function glueProxy(fault: (target: string, body: string) => 'pass' | 'drop-after' | 'fail-503'): Promise<{ endpoint: string; server: Server }> {
   const upstream = new URL(requireServiceEnv('THUND_TEST_GLUE_ENDPOINT'));
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const action = fault(String(req.headers['x-amz-target'] ?? ''));
+      const action = fault(String(req.headers['x-amz-target'] ?? ''), Buffer.concat(chunks).toString('utf8'));
       if (action === 'fail-503') {
         res.writeHead(503, { 'content-type': 'application/x-amz-json-1.1' }).end('{"__type":"InternalServiceException","message":"injected"}');
         return;
@@ -331,5 +332,158 @@ describe('GlueCatalog (moto Glue + MinIO)', () => {
     } finally {
       failing.server.close();
     }
+  });
+});
+
+describe('GlueCatalog namespace properties, register, rename and purge (moto Glue + MinIO)', () => {
+  async function rawGlue<T>(run: (glue: GlueClient) => Promise<T>): Promise<T> {
+    const glue = new GlueClient(glueOptions());
+    try {
+      return await run(glue);
+    } finally {
+      glue.destroy();
+    }
+  }
+
+  async function appendRows(catalog: GlueCatalog, id: { namespace: string[]; name: string }, from: number, count: number) {
+    const session = await DuckDbSession.open();
+    try {
+      const { metadata } = await catalog.loadTable(id);
+      const addedFiles = await writeDataFiles({
+        session,
+        query: `SELECT range::BIGINT AS id, 'row ' || range::VARCHAR AS name FROM range(${from}, ${from + count})`,
+        schema,
+        specId: metadata.defaultSpecId,
+        dataLocation: `${metadata.location}/data`,
+        io,
+        properties: metadata.properties,
+        writerName: 'glue-catalog-test',
+      });
+      return await commitSnapshot({ catalog, identifier: id, base: { metadata, io, create: false }, mode: 'append', addedFiles });
+    } finally {
+      session.close();
+    }
+  }
+
+  async function rows(catalog: GlueCatalog, id: { namespace: string[]; name: string }): Promise<bigint> {
+    const table = await catalog.loadTable(id);
+    return (await liveDataFiles(table.io, table.metadata)).reduce((n, f) => n + f.recordCount, 0n);
+  }
+
+  it('maps location and comment onto the Glue database as Java does, and updates the rest as Parameters', async () => {
+    const catalog = newCatalog();
+    const namespace = [`thund_props_${run}`];
+    const location = `${warehouse}/props-here`;
+    await catalog.createNamespace(namespace, { owner: 'a', comment: 'first', location });
+    const created = await rawGlue((glue) => glue.send(new GetDatabaseCommand({ Name: namespace[0] })));
+    expect(created.Database?.Description).toBe('first');
+    expect(created.Database?.LocationUri).toBe(location);
+    expect(created.Database?.Parameters).toEqual({ owner: 'a' });
+    expect(await catalog.loadNamespaceProperties(namespace)).toEqual({ owner: 'a', comment: 'first', location });
+
+    await catalog.updateNamespaceProperties(namespace, ['owner'], { comment: 'second', team: 'x' });
+    const updated = await rawGlue((glue) => glue.send(new GetDatabaseCommand({ Name: namespace[0] })));
+    expect(updated.Database?.Description).toBe('second');
+    expect(updated.Database?.LocationUri).toBe(location);
+    expect(updated.Database?.Parameters).toEqual({ team: 'x' });
+    expect(await catalog.loadNamespaceProperties(namespace)).toEqual({ team: 'x', comment: 'second', location });
+
+    await expect(catalog.updateNamespaceProperties(namespace, ['team'], { team: 'y' })).rejects.toBeInstanceOf(InvalidInputError);
+    await expect(catalog.loadNamespaceProperties([`thund_none_${run}`])).rejects.toBeInstanceOf(NoSuchNamespaceError);
+    await expect(catalog.updateNamespaceProperties([`thund_none_${run}`], [], { a: 'b' })).rejects.toBeInstanceOf(NoSuchNamespaceError);
+    expect(await catalog.loadNamespaceProperties(namespace)).toEqual({ team: 'x', comment: 'second', location });
+    await catalog.dropNamespace(namespace);
+  });
+
+  it('drops without purge (files stay), registers the metadata again, renames across databases, then purges every file', async () => {
+    const catalog = newCatalog();
+    const source = [`thund_mv_a_${run}`];
+    const target = [`thund_mv_b_${run}`];
+    await catalog.createNamespace(source);
+    await catalog.createNamespace(target);
+    const id = { namespace: source, name: 'orders' };
+    await catalog.createTable(id, { schema, properties: { owner: 'thund' } });
+    await appendRows(catalog, id, 0, 100);
+    await appendRows(catalog, id, 100, 50);
+    const before = await catalog.loadTable(id);
+    const tableLocation = before.metadata.location;
+    const files = await objectsUnder(tableLocation);
+    expect(files.filter((f) => f.endsWith('.parquet'))).toHaveLength(2);
+
+    await catalog.dropTable(id);
+    expect(await catalog.tableExists(id)).toBe(false);
+    expect(await objectsUnder(tableLocation)).toEqual(files);
+
+    const registered = await catalog.registerTable(id, before.metadataLocation);
+    expect(registered.metadataLocation).toBe(before.metadataLocation);
+    expect(await rows(catalog, id)).toBe(150n);
+    await expect(catalog.registerTable(id, before.metadataLocation)).rejects.toBeInstanceOf(AlreadyExistsError);
+    expect(await io.exists(before.metadataLocation)).toBe(true);
+
+    const moved = { namespace: target, name: 'orders_moved' };
+    await catalog.renameTable(id, moved);
+    expect(await catalog.tableExists(id)).toBe(false);
+    expect(await catalog.listTables(source)).toEqual([]);
+    expect(await catalog.listTables(target)).toEqual([moved]);
+    const raw = await rawGlue((glue) => glue.send(new GetTableCommand({ DatabaseName: target[0], Name: 'orders_moved' })));
+    expect(raw.Table?.TableType).toBe('EXTERNAL_TABLE');
+    expect(raw.Table?.Parameters?.['table_type']).toBe('ICEBERG');
+    expect(raw.Table?.Parameters?.['metadata_location']).toBe(before.metadataLocation);
+    expect(raw.Table?.StorageDescriptor?.Location).toBe(tableLocation);
+    expect(await rows(catalog, moved)).toBe(150n);
+    await appendRows(catalog, moved, 150, 25);
+    expect(await rows(newCatalog(), moved)).toBe(175n);
+
+    const other = { namespace: target, name: 'other' };
+    await catalog.createTable(other, { schema });
+    await expect(catalog.renameTable(moved, other)).rejects.toBeInstanceOf(AlreadyExistsError);
+    await expect(catalog.renameTable(moved, { namespace: [`thund_none_${run}`], name: 'x' })).rejects.toBeInstanceOf(NoSuchNamespaceError);
+    await expect(catalog.renameTable(id, { namespace: target, name: 'x' })).rejects.toBeInstanceOf(NoSuchTableError);
+    expect(await catalog.listTables(target)).toEqual([moved, other]);
+
+    const otherFiles = await objectsUnder((await catalog.loadTable(other)).metadata.location);
+    await catalog.dropTable(moved, true);
+    expect(await catalog.tableExists(moved)).toBe(false);
+    expect(await objectsUnder(tableLocation)).toEqual([]);
+    expect(await objectsUnder((await catalog.loadTable(other)).metadata.location)).toEqual(otherFiles);
+    await catalog.dropTable(other, true);
+    await catalog.dropNamespace(source);
+    await catalog.dropNamespace(target);
+  });
+
+  it('undoes the rename when Glue fails to delete the old table, and says so when the undo fails too', async () => {
+    const namespace = [`thund_mvfail_${run}`];
+    const setup = newCatalog();
+    await setup.createNamespace(namespace);
+    const id = { namespace, name: 'stay' };
+    const created = await setup.createTable(id, { schema });
+    const renameThrough = async (fault: (target: string, body: string) => 'pass' | 'fail-503'): Promise<unknown> => {
+      const proxy = await glueProxy(fault);
+      try {
+        return await proxiedCatalog(proxy.endpoint).renameTable(id, { namespace, name: 'gone' }).catch((e: unknown) => e);
+      } finally {
+        proxy.server.close();
+      }
+    };
+
+    // Only the old table's DeleteTable fails: the new entry is removed again.
+    const undone = await renameThrough((target, body) =>
+      target.endsWith('.DeleteTable') && JSON.parse(body).Name === 'stay' ? 'fail-503' : 'pass',
+    );
+    expect(undone).toBeInstanceOf(ThundError);
+    expect((undone as ThundError).code).toBe('CATALOG_ERROR');
+    expect(await setup.listTables(namespace)).toEqual([id]);
+    expect((await setup.loadTable(id)).metadataLocation).toBe(created.metadataLocation);
+
+    // Every DeleteTable fails: both names remain, and the error says so naming both.
+    const stuck = await renameThrough((target) => (target.endsWith('.DeleteTable') ? 'fail-503' : 'pass'));
+    expect((stuck as ThundError).code).toBe('RENAME_INCOMPLETE');
+    expect((stuck as ThundError).context).toMatchObject({ table: `${namespace[0]}.stay`, destination: `${namespace[0]}.gone` });
+    expect(await setup.listTables(namespace)).toEqual([{ namespace, name: 'gone' }, id]);
+    expect((await setup.loadTable({ namespace, name: 'gone' })).metadataLocation).toBe(created.metadataLocation);
+
+    await setup.dropTable({ namespace, name: 'gone' });
+    await setup.dropTable(id, true);
+    await setup.dropNamespace(namespace);
   });
 });
