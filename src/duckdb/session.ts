@@ -3,6 +3,7 @@
  * as typed errors and SQL text is quoted in one place.
  */
 import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { registerTransformFunctions } from './transform-udfs.js';
 
 export type Row = Record<string, unknown>;
 
@@ -17,7 +18,9 @@ export class DuckDbSession {
     if (options.threads !== undefined) config['threads'] = String(options.threads);
     if (options.memoryLimit !== undefined) config['memory_limit'] = options.memoryLimit;
     const instance = await DuckDBInstance.create(':memory:', config);
-    return new DuckDbSession(instance, await instance.connect());
+    const connection = await instance.connect();
+    registerTransformFunctions(connection);
+    return new DuckDbSession(instance, connection);
   }
 
   async run(sql: string): Promise<void> {

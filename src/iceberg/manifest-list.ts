@@ -4,13 +4,14 @@
  * lists back by field id.
  */
 import { IcebergFormatError } from '../errors.js';
+import { decodeSingleValue } from './bounds.js';
 import { ManifestContent } from './data-file.js';
 import type { FieldSummary, ManifestFile } from './data-file.js';
 import { readContainer, writeContainer } from './avro/container.js';
 import type { AvroCodec } from './avro/container.js';
 import { collectNamedTypes, RecordView } from './avro/field-view.js';
 import { manifestFileSchema } from './avro/manifest-schemas.js';
-import type { ManifestFormatVersion } from './avro/manifest-schemas.js';
+import type { ManifestFormatVersion, PartitionFieldType } from './avro/manifest-schemas.js';
 
 export interface WriteManifestListArgs {
   readonly manifests: readonly ManifestFile[];
@@ -164,4 +165,38 @@ function fieldSummary(view: RecordView, record: unknown): FieldSummary {
     lowerBound: lower === null ? null : new Uint8Array(lower),
     upperBound: upper === null ? null : new Uint8Array(upper),
   };
+}
+
+/** A manifest's partition field summary with its bounds decoded into JS single-value forms. */
+export interface DecodedFieldSummary {
+  readonly containsNull: boolean;
+  readonly containsNan: boolean | null;
+  readonly lowerBound: unknown;
+  readonly upperBound: unknown;
+}
+
+/**
+ * Decode the `partitions` summaries of a manifest list entry against the partition tuple type of
+ * the manifest's spec (`partitionType` in manifest.ts): bounds use the result types' single-value
+ * encoding (spec §3.1, r508).
+ */
+export function decodePartitionSummaries(
+  fields: readonly PartitionFieldType[],
+  summaries: readonly FieldSummary[],
+  source: string,
+): DecodedFieldSummary[] {
+  if (summaries.length !== fields.length) {
+    throw new IcebergFormatError(`${source}: ${summaries.length} partition summaries for ${fields.length} partition fields`, {
+      context: { file: source },
+    });
+  }
+  return summaries.map((s, i) => {
+    const type = fields[i]!.type;
+    return {
+      containsNull: s.containsNull,
+      containsNan: s.containsNan ?? null,
+      lowerBound: s.lowerBound == null ? null : decodeSingleValue(type, s.lowerBound),
+      upperBound: s.upperBound == null ? null : decodeSingleValue(type, s.upperBound),
+    };
+  });
 }

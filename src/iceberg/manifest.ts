@@ -10,8 +10,8 @@ import { stringifyJson } from './json.js';
 import { findField } from './schema.js';
 import type { PartitionSpec } from './table-metadata.js';
 import { schemaToJson } from './type-json.js';
-import { isPrimitive, primitive } from './types.js';
-import type { PrimitiveType, Schema } from './types.js';
+import { primitive } from './types.js';
+import type { Schema } from './types.js';
 import { readContainer, writeContainer } from './avro/container.js';
 import type { AvroCodec } from './avro/container.js';
 import { collectNamedTypes, RecordView, resolveSchema } from './avro/field-view.js';
@@ -19,36 +19,28 @@ import { avroFieldName, manifestEntrySchema } from './avro/manifest-schemas.js';
 import type { ManifestFormatVersion, PartitionFieldType } from './avro/manifest-schemas.js';
 import { fromAvroPartitionValue, toAvroPartitionValue } from './avro/partition-values.js';
 import { readDataFile } from './manifest-data-file.js';
+import { transformResultType } from './transforms/result-type.js';
+import { parseTransform } from './transforms/transform.js';
 
 export type { PartitionFieldType } from './avro/manifest-schemas.js';
 
-/** The partition tuple type of a spec: each field's transform result type (spec §5). */
+/**
+ * The partition tuple type of a spec: each field's transform result type (spec §5), with a typed
+ * error naming the field when a transform is unknown or does not accept its source type.
+ */
 export function partitionType(spec: PartitionSpec, schema: Schema): PartitionFieldType[] {
   return spec.fields.map((field) => {
-    const transform = field.transform.trim().toLowerCase();
-    const source = findField(schema, field.sourceId)?.field.type;
-    if (source === undefined && transform !== 'void') {
+    const transform = parseTransform(field.transform);
+    const found = findField(schema, field.sourceId);
+    if (found === undefined) {
+      // A void field may outlive its dropped source column; its values are all null.
+      if (transform.kind === 'void') return { fieldId: field.fieldId, name: field.name, type: primitive('int') };
       throw new IcebergFormatError(`Partition field ${field.name}: source column ${field.sourceId} is not in the schema`, {
         context: { partitionField: field.name, sourceId: field.sourceId },
       });
     }
-    if (source !== undefined && !isPrimitive(source)) {
-      throw new IcebergFormatError(`Partition field ${field.name}: source column ${field.sourceId} is not primitive`, {
-        context: { partitionField: field.name, sourceId: field.sourceId },
-      });
-    }
-    let type: PrimitiveType;
-    if (transform === 'identity' || /^truncate\[\d+\]$/.test(transform)) type = source!;
-    else if (transform === 'void') type = source ?? primitive('int');
-    else if (/^bucket\[\d+\]$/.test(transform) || transform === 'year' || transform === 'month' || transform === 'hour') {
-      type = primitive('int');
-    } else if (transform === 'day') type = primitive('date');
-    else {
-      throw new IcebergFormatError(`Partition field ${field.name}: unknown transform '${field.transform}'`, {
-        context: { partitionField: field.name },
-      });
-    }
-    return { fieldId: field.fieldId, name: field.name, type };
+    const site = { partitionField: field.name, sourceColumn: found.path.join('.') };
+    return { fieldId: field.fieldId, name: field.name, type: transformResultType(transform, found.field.type, site) };
   });
 }
 
