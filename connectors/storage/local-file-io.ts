@@ -57,6 +57,28 @@ export function isLocalLocation(location: string): boolean {
   return location.startsWith('file:') || isAbsolute(location);
 }
 
+/** Fills a temporary file beside `location`, then links it into place unless the target exists. */
+async function placeExclusively(location: string, fill: (temp: string) => Promise<void>): Promise<void> {
+  const path = pathOf(location);
+  const dir = dirname(path);
+  const temp = join(dir, `.${basename(path)}.${randomUUID()}.tmp`);
+  try {
+    await mkdir(dir, { recursive: true });
+    await fill(temp);
+    await publish(temp, path);
+  } catch (error) {
+    if (errnoCode(error) === 'EEXIST') {
+      throw new StorageError(`Cannot write ${location}: the file already exists`, {
+        cause: error,
+        context: { location, reason: 'already-exists' },
+      });
+    }
+    throw storageError('write', location, error);
+  } finally {
+    await unlink(temp).catch(() => undefined);
+  }
+}
+
 export class LocalFileIO implements FileIO {
   async read(location: string): Promise<Uint8Array> {
     const path = pathOf(location);
@@ -74,11 +96,7 @@ export class LocalFileIO implements FileIO {
    * visible half-written.
    */
   async writeNew(location: string, bytes: Uint8Array): Promise<void> {
-    const path = pathOf(location);
-    const dir = dirname(path);
-    const temp = join(dir, `.${basename(path)}.${randomUUID()}.tmp`);
-    try {
-      await mkdir(dir, { recursive: true });
+    await placeExclusively(location, async (temp) => {
       const handle = await open(temp, 'wx');
       try {
         await handle.writeFile(bytes);
@@ -86,18 +104,7 @@ export class LocalFileIO implements FileIO {
       } finally {
         await handle.close();
       }
-      await publish(temp, path);
-    } catch (error) {
-      if (errnoCode(error) === 'EEXIST') {
-        throw new StorageError(`Cannot write ${location}: the file already exists`, {
-          cause: error,
-          context: { location, reason: 'already-exists' },
-        });
-      }
-      throw storageError('write', location, error);
-    } finally {
-      await unlink(temp).catch(() => undefined);
-    }
+    });
   }
 
   /**
@@ -105,25 +112,9 @@ export class LocalFileIO implements FileIO {
    * temporary file beside the target, then links it into place as writeNew does.
    */
   async writeNewFromFile(location: string, localPath: string): Promise<void> {
-    const path = pathOf(location);
-    const dir = dirname(path);
-    const temp = join(dir, `.${basename(path)}.${randomUUID()}.tmp`);
-    try {
-      await mkdir(dir, { recursive: true });
-      await copyFile(localPath, temp, fsConstants.COPYFILE_EXCL | fsConstants.COPYFILE_FICLONE);
-      await publish(temp, path);
-    } catch (error) {
-      if (errnoCode(error) === 'EEXIST') {
-        throw new StorageError(`Cannot write ${location}: the file already exists`, {
-          cause: error,
-          context: { location, reason: 'already-exists' },
-        });
-      }
-      throw storageError('write', location, error);
-    } finally {
-      await unlink(temp).catch(() => undefined);
-    }
+    await placeExclusively(location, (temp) => copyFile(localPath, temp, fsConstants.COPYFILE_EXCL | fsConstants.COPYFILE_FICLONE));
   }
+
 
   async readRange(location: string, offset: number, length: number): Promise<Uint8Array> {
     const path = pathOf(location);

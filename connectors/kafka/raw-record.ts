@@ -1,0 +1,40 @@
+/**
+ * A Kafka record as fetched, before decoding: coordinates, timestamp, key, value and headers as
+ * bytes. Every decoder reads this and every dead letter is built from it.
+ */
+import type { DeadLetterCandidate, RecordHeader, TopicPartition } from '../streaming-source.js';
+
+export interface RawRecord extends TopicPartition {
+  readonly offset: bigint;
+  readonly timestampMs: number;
+  readonly key: Buffer | null;
+  readonly value: Buffer | null;
+  readonly headers: readonly RecordHeader[];
+}
+
+export function recordBytes(record: RawRecord): number {
+  return (record.key?.length ?? 0) + (record.value?.length ?? 0);
+}
+
+export function deadLetterOf(record: RawRecord, code: string, reason: string): DeadLetterCandidate {
+  return {
+    topic: record.topic,
+    partition: record.partition,
+    offset: record.offset,
+    timestampMs: record.timestampMs,
+    key: record.key,
+    value: record.value,
+    headers: record.headers,
+    code,
+    reason,
+  };
+}
+
+/** The last value of a header as UTF-8 text, or undefined when absent or null. */
+export function headerText(record: { readonly headers: readonly RecordHeader[] }, key: string): string | undefined {
+  for (let i = record.headers.length - 1; i >= 0; i--) {
+    const header = record.headers[i];
+    if (header?.key === key) return header.value?.toString('utf8');
+  }
+  return undefined;
+}

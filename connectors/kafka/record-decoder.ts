@@ -1,0 +1,50 @@
+/**
+ * The decoder contract and the batch step every source runs: records that decode become source
+ * records, records that do not become dead-letter candidates (never dropped), and records a
+ * decoder consumes on purpose without a row (tombstones) are counted by reason.
+ */
+import type { DeadLetterCandidate, SourceRecord } from '../streaming-source.js';
+import { DecodeError } from './decode-error.js';
+import { deadLetterOf, type RawRecord } from './raw-record.js';
+
+export type Decoded<V> = { readonly value: V } | { readonly skip: string };
+
+export interface RecordDecoder<V> {
+  readonly format: string;
+  /**
+   * Fetches what decoding these records needs (e.g. Avro writer schemas) so that decode can run
+   * synchronously. Throws only for failures a retry may fix; per-record problems surface in decode.
+   */
+  prepare?(records: readonly RawRecord[]): Promise<void>;
+  /** Throws DecodeError for a record that cannot be decoded. */
+  decode(record: RawRecord): Decoded<V>;
+}
+
+export interface DecodedBatch<V> {
+  readonly records: SourceRecord<V>[];
+  readonly deadLetters: DeadLetterCandidate[];
+  readonly skipped: Record<string, number>;
+}
+
+export function decodeRecords<V>(decoder: RecordDecoder<V>, raws: readonly RawRecord[]): DecodedBatch<V> {
+  const records: SourceRecord<V>[] = [];
+  const deadLetters: DeadLetterCandidate[] = [];
+  const skipped: Record<string, number> = {};
+  for (const raw of raws) {
+    let decoded: Decoded<V>;
+    try {
+      decoded = decoder.decode(raw);
+    } catch (error) {
+      if (!(error instanceof DecodeError)) throw error;
+      deadLetters.push(deadLetterOf(raw, error.code, error.reason));
+      continue;
+    }
+    if ('skip' in decoded) {
+      skipped[decoded.skip] = (skipped[decoded.skip] ?? 0) + 1;
+      continue;
+    }
+    const { topic, partition, offset, timestampMs, key, headers } = raw;
+    records.push({ topic, partition, offset, timestampMs, key, headers, value: decoded.value });
+  }
+  return { records, deadLetters, skipped };
+}
