@@ -14,15 +14,24 @@ const USAGE = `thund ${THUND_VERSION} — lands data in Apache Iceberg tables
 Usage:
   thund run <pipeline.yaml> [--warehouse DIR] [--catalog-name NAME]
   thund inspect <namespace.table> [--warehouse DIR] [--catalog-name NAME] [--json]
+  thund inspect [<namespace.table>] --pipeline <pipeline.yaml> [--json]
 
-Defaults: --warehouse ./warehouse (the embedded SQLite catalog is <warehouse>/catalog.db),
-          --catalog-name default`;
+The pipeline's catalog block says where tables live (embedded SQLite, REST or Glue); without
+one, the embedded catalog <warehouse>/catalog.db. inspect --pipeline uses that pipeline's
+catalog and storage blocks (and its table when none is named).
+--warehouse and --catalog-name override the catalog block's warehouse and name.
+
+Defaults: --warehouse ./warehouse, --catalog-name default (embedded catalog)`;
 
 class UsageError extends ThundError {
   constructor(message: string) {
     super('USAGE', message);
   }
 }
+
+// The pinned AWS SDK works on Node 20 (our engines floor); its notice that later SDK releases will
+// need Node 22 is addressed to us, not to someone running a pipeline, so it stays off unless asked for.
+process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
 
 async function main(argv: readonly string[]): Promise<void> {
   const { positionals, values } = parseArgs({
@@ -31,6 +40,7 @@ async function main(argv: readonly string[]): Promise<void> {
     options: {
       warehouse: { type: 'string' },
       'catalog-name': { type: 'string' },
+      pipeline: { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean' },
@@ -48,10 +58,17 @@ async function main(argv: readonly string[]): Promise<void> {
   switch (command) {
     case 'run':
       if (target === undefined) throw new UsageError('thund run needs a pipeline file: thund run <pipeline.yaml>');
+      if (values.pipeline !== undefined) throw new UsageError('thund run takes the pipeline file as its argument, not --pipeline');
       return runCommand(target, options, print);
     case 'inspect':
-      if (target === undefined) throw new UsageError('thund inspect needs a table: thund inspect <namespace.table>');
-      return inspectCommand(target, { ...options, json: values.json === true }, print);
+      if (target === undefined && values.pipeline === undefined) {
+        throw new UsageError('thund inspect needs a table: thund inspect <namespace.table> [--pipeline <pipeline.yaml>]');
+      }
+      return inspectCommand(
+        target,
+        { ...options, json: values.json === true, ...(values.pipeline === undefined ? {} : { pipeline: values.pipeline }) },
+        print,
+      );
     default:
       throw new UsageError(`unknown command "${command}" (commands: run, inspect)`);
   }

@@ -7,7 +7,8 @@
  */
 import { z } from 'zod';
 import type { FieldPath, SpecProblem } from './yaml-locator.js';
-import { didYouMean } from './suggest.js';
+import { KEY_SEPARATOR, strictObject } from './strict-object.js';
+import { CatalogWire, StorageWire } from './connection-schema.js';
 
 /** Names that become SQL identifiers (DuckDB views) must not need quoting. */
 export const SQL_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -17,24 +18,6 @@ export const TABLE_KEY = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$/;
 
 export const WRITE_MODES = ['append', 'overwrite'] as const;
 export type WriteMode = (typeof WRITE_MODES)[number];
-
-const KEY_SEPARATOR = '\u0000';
-
-/** A strict object whose unknown-key error lists what is allowed and suggests a fix. */
-function strictObject<Shape extends z.ZodRawShape>(shape: Shape, what: string) {
-  const allowed = Object.keys(shape);
-  return z.strictObject(shape, {
-    error: (issue) => {
-      if (issue.code === 'unrecognized_keys') {
-        // One message per key, split again by issuesToProblems so each points at its own key.
-        return issue.keys
-          .map((key) => `unknown field "${key}" in ${what}${didYouMean(key, allowed)}; allowed: ${allowed.join(', ')}`)
-          .join(KEY_SEPARATOR);
-      }
-      return undefined;
-    },
-  });
-}
 
 const nonEmptyText = (what: string) =>
   z.string({ error: `${what} must be a text value` }).refine((s) => s.trim() !== '', `${what} must not be empty`);
@@ -89,6 +72,8 @@ export const PipelineSpecWire = strictObject(
     sources: mapping(SourceWire, 'sources'),
     tables: mapping(TableWire, 'tables'),
     flows: mapping(FlowWire, 'flows'),
+    catalog: CatalogWire.optional(),
+    storage: StorageWire.optional(),
   },
   'the pipeline spec (top level)',
 );
@@ -114,8 +99,13 @@ export function issuesToProblems(issues: readonly z.core.$ZodIssue[]): SpecProbl
   });
 }
 
+/** `*_env` fields name a variable; a user may have pasted the secret itself there instead. */
+const NAMES_A_SECRET = /_env$/;
+
 function withInput(message: string, input: unknown, path: FieldPath): string {
   if (input === undefined || typeof input === 'object') return message;
+  const field = path.at(-1);
+  if (typeof field === 'string' && NAMES_A_SECRET.test(field)) return message;
   const shown = typeof input === 'string' ? JSON.stringify(input) : String(input);
   return path.length === 0 ? message : `${message}, got ${shown}`;
 }

@@ -11,14 +11,17 @@
  *   lake.orders: { mode: append, properties: { write.target-file-size-bytes: 536870912 } }
  * flows:
  *   load_orders: { target: lake.orders, sql: SELECT … FROM orders }
+ * catalog: { type: rest, uri: "${REST_URI}", auth: { type: bearer, token_env: REST_TOKEN } }  # optional
+ * storage: { s3: { endpoint: http://127.0.0.1:9000, region: us-east-1, path_style: true } }  # optional
  * ```
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { InvalidInputError } from '../errors.js';
 import { issuesToProblems, PipelineSpecWire, SQL_IDENTIFIER, TABLE_KEY, type WriteMode } from './spec-schema.js';
+import { catalogFromWire, storageFromWire, type CatalogSpec, type StorageSpec } from './connection-spec.js';
 import { didYouMean } from './suggest.js';
-import { parseYaml, type SourcePosition, type SpecProblem, type YamlLocator } from './yaml-locator.js';
+import { parseYaml, type FieldPath, type SourcePosition, type SpecProblem, type YamlLocator } from './yaml-locator.js';
 
 export type { WriteMode } from './spec-schema.js';
 
@@ -69,6 +72,10 @@ export interface PipelineSpec {
   readonly sources: readonly SourceSpec[];
   readonly tables: readonly TableSpec[];
   readonly flows: readonly FlowSpec[];
+  /** Where the tables live; the embedded SQL catalog when the spec has no `catalog` block. */
+  readonly catalog: CatalogSpec;
+  /** How data files (and s3:// sources) on object storage are reached. */
+  readonly storage: StorageSpec;
 }
 
 /** Reads and resolves a spec file; a missing or unreadable file is an InvalidInputError naming it. */
@@ -174,6 +181,7 @@ function resolve(wire: PipelineSpecWire, sourceName: string, yaml: YamlLocator):
   const specPath = path.resolve(sourceName);
   const folder = path.dirname(specPath);
   const origin = (...fieldPath: string[]): SpecOrigin => ({ file: sourceName, ...yaml.position(fieldPath, 'key') });
+  const locateValue = (fieldPath: FieldPath): SourcePosition => yaml.position(fieldPath, 'value');
   return {
     name: wire.pipeline,
     specPath,
@@ -197,6 +205,8 @@ function resolve(wire: PipelineSpecWire, sourceName: string, yaml: YamlLocator):
       sql: flow.sql.trim(),
       origin: origin('flows', name),
     })),
+    catalog: catalogFromWire(wire.catalog, sourceName, locateValue),
+    storage: storageFromWire(wire.storage, sourceName, locateValue),
   };
 }
 

@@ -6,14 +6,24 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ThundError } from '../../src/errors.js';
-import { commonArgv, runReader, stderrOf, type ReaderTable, type ReaderValue, type SqliteCatalogReadArgs } from './read-table-output.js';
+import {
+  commonArgv,
+  restCatalogArgv,
+  runReader,
+  stderrOf,
+  type ReaderTable,
+  type ReaderValue,
+  type RestCatalogReadArgs,
+  type SqliteCatalogReadArgs,
+} from './read-table-output.js';
 
 const run = promisify(execFile);
 const HERE = import.meta.dirname;
 const PYTHON_ENV_SCRIPT = path.join(HERE, '../stack/python-env.sh');
 const READ_TABLE_SCRIPT = path.join(HERE, 'read_table.py');
 
-export type PyicebergReadArgs = SqliteCatalogReadArgs;
+/** The embedded SQLite catalog (Iceberg JDBC tables) or, with `rest`, a REST catalog. */
+export type PyicebergReadArgs = SqliteCatalogReadArgs | RestCatalogReadArgs;
 
 /** A JSON-safe value as read_table.py prints it (decimals, dates, times as strings; bytes as hex). */
 export type PyicebergValue = ReaderValue;
@@ -54,12 +64,18 @@ async function prepare(): Promise<string> {
 }
 
 export async function readWithPyiceberg(args: PyicebergReadArgs): Promise<PyicebergTable> {
+  const catalog =
+    'rest' in args
+      ? restCatalogArgv(args.rest)
+      : { argv: ['--catalog-type', 'sql', '--catalog-db', args.catalogDb], env: {} };
+  const warehouse = args.warehouse === undefined ? [] : ['--warehouse', args.warehouse];
   return runReader({
     reader: 'pyiceberg',
     table: args.table,
     command: await pyicebergPython(),
-    argv: [READ_TABLE_SCRIPT, '--catalog-db', args.catalogDb, '--warehouse', args.warehouse, ...commonArgv(args)],
+    argv: [READ_TABLE_SCRIPT, ...catalog.argv, ...warehouse, ...commonArgv(args)],
+    env: catalog.env,
     cwd: args.cwd,
-    context: { catalogDb: args.catalogDb },
+    context: 'rest' in args ? { uri: args.rest.uri } : { catalogDb: args.catalogDb },
   });
 }

@@ -110,6 +110,36 @@ export interface SqliteCatalogReadArgs {
   readonly cwd?: string;
 }
 
+/** A REST catalog as the reader scripts open it (the shape spark.ts's SparkRestCatalog has too). */
+export interface RestCatalogReadTarget {
+  /** The REST catalog's URI, e.g. http://127.0.0.1:PORT. */
+  readonly uri: string;
+  /** S3 endpoint of the object store (path-style access). */
+  readonly s3Endpoint?: string;
+  /** S3 credentials and region: passed to the reader in its environment, never on its command line. */
+  readonly accessKeyId?: string;
+  readonly secretAccessKey?: string;
+  readonly region?: string;
+}
+
+/** Arguments for reading a table through a REST catalog. */
+export type RestCatalogReadArgs = Omit<SqliteCatalogReadArgs, 'catalogDb' | 'warehouse'> & {
+  readonly rest: RestCatalogReadTarget;
+  /** Sent to the catalog's /v1/config, when the server wants one. */
+  readonly warehouse?: string;
+};
+
+/** The command-line arguments and environment a reader script gets for a REST catalog. */
+export function restCatalogArgv(rest: RestCatalogReadTarget): { argv: string[]; env: Record<string, string> } {
+  const argv = ['--catalog-type', 'rest', '--uri', rest.uri];
+  if (rest.s3Endpoint !== undefined) argv.push('--s3-endpoint', rest.s3Endpoint);
+  const env: Record<string, string> = {};
+  if (rest.accessKeyId !== undefined) env['AWS_ACCESS_KEY_ID'] = rest.accessKeyId;
+  if (rest.secretAccessKey !== undefined) env['AWS_SECRET_ACCESS_KEY'] = rest.secretAccessKey;
+  if (rest.region !== undefined) env['AWS_REGION'] = rest.region;
+  return { argv, env };
+}
+
 /** The common command-line arguments of the reader scripts. */
 export function commonArgv(args: Omit<SqliteCatalogReadArgs, 'catalogDb' | 'warehouse' | 'cwd'>): string[] {
   const argv = ['--catalog-name', args.catalogName, '--table', args.table];

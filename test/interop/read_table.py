@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Independent reader: open an Iceberg table through pyiceberg's SqlCatalog and print it as JSON.
+"""Independent reader: open an Iceberg table through pyiceberg (SqlCatalog or RestCatalog) and print it as JSON.
 
 Prints exactly one JSON object on stdout:
   {"table": "ns.t", "format_version", "current_snapshot_id": str|null, "scanned_snapshot_id": str|null,
@@ -12,6 +12,10 @@ isoformat; nanosecond timestamps keep 9 fraction digits), bytes as lowercase hex
 canonical strings, non-finite floats as "NaN"/"Infinity"/"-Infinity", ints as JSON numbers.
 Rows stay in scan order: callers sort. With --filter, rows and data_files are those of the filtered
 scan (files pruned by their manifest bounds are not listed). Errors go to stderr with exit code 1 (2 for bad arguments).
+
+Catalogs: --catalog-type sql (--catalog-db, the SQLite file of the JDBC catalog tables, opened read
+only, and --warehouse) or rest (--uri). For S3 storage: --s3-endpoint (path-style access), and the
+keys and region from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_REGION (never on the command line).
 """
 from __future__ import annotations
 
@@ -26,18 +30,28 @@ from decimal import Decimal
 from typing import Any
 
 import pyarrow as pa
+from pyiceberg.catalog import Catalog
+from pyiceberg.catalog.rest import RestCatalog
 from pyiceberg.catalog.sql import SqlCatalog
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--catalog-db", required=True, help="path of the SQLite catalog database")
-    parser.add_argument("--warehouse", required=True, help="warehouse URI (file:///… or a path)")
-    parser.add_argument("--catalog-name", required=True, help="catalog_name column in iceberg_tables")
+    parser.add_argument("--catalog-type", choices=["sql", "rest"], default="sql")
+    parser.add_argument("--catalog-db", help="sql: path of the SQLite catalog database")
+    parser.add_argument("--warehouse", help="sql: warehouse URI (file:///… or a path); rest: the warehouse sent to /v1/config")
+    parser.add_argument("--uri", help="rest: catalog URI, e.g. http://127.0.0.1:8181")
+    parser.add_argument("--s3-endpoint", default=None, help="S3 endpoint for the table files (path-style access)")
+    parser.add_argument("--catalog-name", required=True, help="sql: catalog_name column in iceberg_tables; rest: a label")
     parser.add_argument("--table", required=True, help="namespace.table (namespace may have dots)")
     parser.add_argument("--snapshot-id", type=int, default=None, help="scan this snapshot")
     parser.add_argument("--filter", default=None, help="row filter in pyiceberg's syntax, e.g. 'order_id > 500'")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.catalog_type == "sql" and not (args.catalog_db and args.warehouse):
+        parser.error("--catalog-type sql needs --catalog-db and --warehouse")
+    if args.catalog_type == "rest" and not args.uri:
+        parser.error("--catalog-type rest needs --uri")
+    return args
 
 
 def json_value(value: Any) -> Any:
@@ -91,7 +105,23 @@ def table_rows(data: pa.Table) -> list[dict[str, Any]]:
     return [{name: values[i] for name, values in columns.items()} for i in range(data.num_rows)]
 
 
-def open_catalog(args: argparse.Namespace) -> SqlCatalog:
+def s3_properties(args: argparse.Namespace) -> dict[str, str]:
+    """pyiceberg's S3 settings: the endpoint from the command line, keys and region from the environment."""
+    if not args.s3_endpoint:
+        return {}
+    props = {"s3.endpoint": args.s3_endpoint, "s3.path-style-access": "true"}
+    for env, key in (("AWS_ACCESS_KEY_ID", "s3.access-key-id"), ("AWS_SECRET_ACCESS_KEY", "s3.secret-access-key"), ("AWS_REGION", "s3.region")):
+        if os.environ.get(env):
+            props[key] = os.environ[env]
+    return props
+
+
+def open_catalog(args: argparse.Namespace) -> Catalog:
+    if args.catalog_type == "rest":
+        props = {"uri": args.uri, **s3_properties(args)}
+        if args.warehouse:
+            props["warehouse"] = args.warehouse
+        return RestCatalog(args.catalog_name, **props)
     db_path = os.path.abspath(args.catalog_db)
     if not os.path.isfile(db_path):
         raise FileNotFoundError(f"catalog database not found: {db_path}")
@@ -101,6 +131,7 @@ def open_catalog(args: argparse.Namespace) -> SqlCatalog:
         uri=f"sqlite:///file:{db_path}?mode=ro&uri=true",
         warehouse=args.warehouse,
         init_catalog_tables="false",
+        **s3_properties(args),
     )
 
 

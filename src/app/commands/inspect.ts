@@ -1,13 +1,21 @@
 /**
- * `thund inspect <namespace.table>`: snapshots, current summary, live data files, row count.
+ * `thund inspect <namespace.table>`: snapshots, current summary, live data files, row count, from
+ * the embedded catalog or, with `--pipeline FILE`, from the catalog that pipeline's spec names.
  */
 import { relative } from 'node:path';
 import { formatIdentifier, type TableIdentifier } from '../../../catalog/catalog.js';
-import { fromFileUri } from '../../../connectors/storage/local-file-io.js';
+import { fromFileUri, isLocalLocation } from '../../../connectors/storage/local-file-io.js';
 import { InvalidInputError } from '../../errors.js';
 import { stringifyJson } from '../../iceberg/json.js';
 import { liveDataFiles } from '../../table/scan.js';
-import { openEmbeddedCatalog, type EmbeddedCatalogOptions } from '../embedded-catalog.js';
+import { loadPipelineSpec, type PipelineSpec } from '../../pipeline/spec.js';
+import { openCatalog, type CatalogOverrides } from '../open-catalog.js';
+
+export interface InspectOptions extends CatalogOverrides {
+  readonly json?: boolean;
+  /** A pipeline spec whose catalog and storage blocks say where the table is. */
+  readonly pipeline?: string;
+}
 
 export function parseTableName(text: string): TableIdentifier {
   const parts = text.split('.');
@@ -17,17 +25,16 @@ export function parseTableName(text: string): TableIdentifier {
   return { namespace: parts.slice(0, -1), name: parts[parts.length - 1] as string };
 }
 
-export async function inspectCommand(
-  tableName: string,
-  options: EmbeddedCatalogOptions & { json?: boolean },
-  print: (line: string) => void,
-): Promise<void> {
-  const identifier = parseTableName(tableName);
-  const { catalog, io, warehousePath } = openEmbeddedCatalog(options);
+/** Without a table name, the one table of the `--pipeline` spec. */
+export async function inspectCommand(tableName: string | undefined, options: InspectOptions, print: (line: string) => void): Promise<void> {
+  const spec = options.pipeline === undefined ? undefined : await loadPipelineSpec(options.pipeline);
+  const identifier = tableName === undefined ? pipelineTable(spec) : parseTableName(tableName);
+  const opened = await openCatalog(spec, options);
+  const { catalog, warehousePath } = opened;
   try {
     const table = await catalog.loadTable(identifier);
     const { metadata } = table;
-    const files = await liveDataFiles(io, metadata);
+    const files = await liveDataFiles(table.io, metadata);
     const rowCount = files.reduce((total, file) => total + file.recordCount, 0n);
     const report = {
       table: formatIdentifier(identifier),
@@ -67,11 +74,19 @@ export async function inspectCommand(
     }
     print(`data files   ${files.length}`);
     for (const file of files) {
-      const local = fromFileUri(file.filePath);
-      const shown = local === undefined ? file.filePath : relative(warehousePath, local);
+      const shown =
+        warehousePath !== undefined && isLocalLocation(file.filePath) ? relative(warehousePath, fromFileUri(file.filePath)) : file.filePath;
       print(`  ${shown}  ${file.recordCount} rows  ${file.fileSizeInBytes} bytes`);
     }
   } finally {
-    await catalog.close();
+    await opened.close();
   }
+}
+
+function pipelineTable(spec: PipelineSpec | undefined): TableIdentifier {
+  const table = spec?.tables[0];
+  if (table === undefined) {
+    throw new InvalidInputError('thund inspect needs a table: thund inspect <namespace.table>, or --pipeline FILE for its table');
+  }
+  return table.identifier;
 }

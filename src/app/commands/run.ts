@@ -1,17 +1,19 @@
 /**
- * `thund run <pipeline.yaml>`: run a batch pipeline on the embedded catalog.
+ * `thund run <pipeline.yaml>`: run a batch pipeline into the catalog its `catalog` block names
+ * (the embedded SQLite catalog by default).
  */
 import { formatIdentifier } from '../../../catalog/catalog.js';
-import { parquetSourceConnector } from '../../../connectors/parquet/parquet-source.js';
+import { createParquetSourceConnector } from '../../../connectors/parquet/parquet-source.js';
 import { runPipeline } from '../../engine/run-pipeline.js';
 import { loadPipelineSpec } from '../../pipeline/spec.js';
-import { openEmbeddedCatalog, type EmbeddedCatalogOptions } from '../embedded-catalog.js';
+import { openCatalog, type CatalogOverrides } from '../open-catalog.js';
 
-export async function runCommand(specPath: string, options: EmbeddedCatalogOptions, print: (line: string) => void): Promise<void> {
+export async function runCommand(specPath: string, options: CatalogOverrides, print: (line: string) => void): Promise<void> {
   const spec = await loadPipelineSpec(specPath);
-  const { catalog, io, warehousePath } = openEmbeddedCatalog(options);
+  const opened = await openCatalog(spec, options);
+  const sources = createParquetSourceConnector(opened.s3 === undefined ? {} : { s3: opened.s3 });
   try {
-    const results = await runPipeline({ spec, catalog, io, sources: parquetSourceConnector });
+    const results = await runPipeline({ spec, catalog: opened.catalog, io: opened.io, sources });
     for (const result of results) {
       const summary = result.snapshot.summary;
       print(
@@ -20,8 +22,12 @@ export async function runCommand(specPath: string, options: EmbeddedCatalogOptio
           `${result.dataFiles.length} data file(s); table now has ${summary['total-records'] ?? '?'} rows`,
       );
     }
-    print(`warehouse: ${warehousePath}`);
+    print(opened.description);
   } finally {
-    await catalog.close();
+    try {
+      await sources.close();
+    } finally {
+      await opened.close();
+    }
   }
 }

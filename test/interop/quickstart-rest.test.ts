@@ -1,0 +1,164 @@
+/**
+ * The quickstart landed in MinIO through the stack's Iceberg REST catalog by the built CLI, from
+ * a pipeline whose catalog and storage blocks take every address from the environment (`${…}`)
+ * and the S3 keys by variable name: run twice, then read by pyiceberg and by Spark (each through
+ * the same REST catalog), which must see the declared schema, two snapshots and exactly the
+ * expected rows twice over.
+ */
+import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseJson } from '../../src/iceberg/json.js';
+import { thund, type CliResult, type InspectReport } from '../e2e/cli.js';
+import { testS3Bucket, testS3Client } from '../stack/s3-env.js';
+import { requireServiceEnv } from '../stack/service.js';
+import { readWithPyiceberg } from './pyiceberg.js';
+import { QUICKSTART_COLUMNS, QUICKSTART_INPUT, QUICKSTART_SPEC, QUICKSTART_TABLE, quickstartExpectedRows } from './quickstart-expected.js';
+import type { ReaderTable, RestCatalogReadArgs } from './read-table-output.js';
+import { readWithSpark } from './spark.js';
+import { verifyTableRows, verifyTableSchema, type Row } from './verify.js';
+
+/** A namespace of its own: the REST fixture keeps its tables across test runs. */
+const NAMESPACE = `quickstart_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+const TABLE = `${NAMESPACE}.orders`;
+
+const CONNECTION_BLOCKS = `
+catalog:
+  type: rest
+  uri: \${THUND_TEST_REST_URI}
+storage:
+  s3:
+    endpoint: \${THUND_TEST_S3_ENDPOINT}
+    region: \${THUND_TEST_S3_REGION}
+    path_style: true
+    access_key_id_env: THUND_TEST_S3_ACCESS_KEY
+    secret_access_key_env: THUND_TEST_S3_SECRET_KEY
+`;
+
+/** The quickstart spec with its table renamed, its input by absolute path, and the blocks above. */
+function restQuickstartSpec(): string {
+  const original = readFileSync(QUICKSTART_SPEC, 'utf8');
+  const renamed = original.replaceAll(QUICKSTART_TABLE, TABLE).replace('path: data/orders.parquet', `path: ${QUICKSTART_INPUT}`);
+  expect(renamed).not.toBe(original);
+  return `${renamed}\n${CONNECTION_BLOCKS}`;
+}
+
+const SPARK_TYPES: Record<string, string> = {
+  long: 'bigint',
+  string: 'string',
+  'decimal(12, 2)': 'decimal(12,2)',
+  timestamptz: 'timestamp',
+  date: 'date',
+  boolean: 'boolean',
+};
+
+describe('quickstart through the REST catalog into MinIO, read by pyiceberg and Spark', () => {
+  let work: string;
+  let specFile: string;
+  let s3: S3Client;
+  let expected: Row[];
+  const runs: CliResult[] = [];
+  const reports: InspectReport[] = [];
+  const readers = new Map<string, ReaderTable>();
+
+  const inspectJson = (): InspectReport => {
+    const result = thund(['inspect', '--pipeline', specFile, '--json'], work);
+    if (result.status !== 0) throw new Error(`thund inspect failed (${result.status}): ${result.stderr}`);
+    return parseJson(result.stdout, 'thund inspect --json') as InspectReport;
+  };
+
+  const readArgs = (): RestCatalogReadArgs => ({
+    rest: {
+      uri: requireServiceEnv('THUND_TEST_REST_URI'),
+      s3Endpoint: requireServiceEnv('THUND_TEST_S3_ENDPOINT'),
+      accessKeyId: requireServiceEnv('THUND_TEST_S3_ACCESS_KEY'),
+      secretAccessKey: requireServiceEnv('THUND_TEST_S3_SECRET_KEY'),
+      region: requireServiceEnv('THUND_TEST_S3_REGION'),
+    },
+    catalogName: 'rest',
+    table: TABLE,
+  });
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'thund-quickstart-rest-'));
+    specFile = join(work, 'pipeline.yaml');
+    writeFileSync(specFile, restQuickstartSpec());
+    s3 = testS3Client();
+    expected = await quickstartExpectedRows();
+    expect(expected.length).toBeGreaterThan(500);
+    for (let run = 0; run < 2; run++) {
+      const result = thund(['run', specFile], work);
+      runs.push(result);
+      if (result.status !== 0) throw new Error(`thund run ${run + 1} failed (${result.status}): ${result.stderr}`);
+      reports.push(inspectJson());
+    }
+  }, 180_000);
+
+  afterAll(async () => {
+    // Best effort: drop the table with its files, then the namespace (plain REST, no Thund code).
+    const uri = process.env['THUND_TEST_REST_URI'];
+    if (uri !== undefined && reports.length > 0) {
+      await fetch(`${uri}/v1/namespaces/${NAMESPACE}/tables/orders?purgeRequested=true`, { method: 'DELETE' }).catch(() => undefined);
+      await fetch(`${uri}/v1/namespaces/${NAMESPACE}`, { method: 'DELETE' }).catch(() => undefined);
+    }
+    s3?.destroy();
+    if (work !== undefined) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('runs twice through the CLI: quiet stderr, the catalog named, no secret printed', () => {
+    const secret = requireServiceEnv('THUND_TEST_S3_SECRET_KEY');
+    expect(runs.map((r) => r.stderr)).toEqual(['', '']);
+    expect(runs[0]?.stdout).toContain(`created ${TABLE}`);
+    expect(runs[1]?.stdout).toContain(`updated ${TABLE}`);
+    expect(runs[1]?.stdout).toContain(`catalog: rest ${requireServiceEnv('THUND_TEST_REST_URI')}`);
+    for (const run of runs) expect(`${run.stdout}${run.stderr}`).not.toContain(secret);
+  });
+
+  it('commits one append snapshot per run, each on top of the last, with the files in MinIO', async () => {
+    const [first, second] = reports as [InspectReport, InspectReport];
+    expect(first.snapshots).toHaveLength(1);
+    expect(second.snapshots).toHaveLength(2);
+    expect(String(second.snapshots[1]?.parentSnapshotId)).toBe(String(second.snapshots[0]?.snapshotId));
+    expect(Number(first.rowCount)).toBe(expected.length);
+    expect(Number(second.rowCount)).toBe(2 * expected.length);
+    expect(second.metadataLocation.startsWith(`s3://${testS3Bucket()}/`)).toBe(true);
+    expect(second.dataFiles.length).toBeGreaterThanOrEqual(2);
+    for (const file of second.dataFiles) {
+      expect(file.path.startsWith(`s3://${testS3Bucket()}/`), file.path).toBe(true);
+      const key = file.path.slice(`s3://${testS3Bucket()}/`.length);
+      const head = await s3.send(new HeadObjectCommand({ Bucket: testS3Bucket(), Key: key }));
+      expect(head.ContentLength).toBe(Number(file.fileSizeInBytes));
+    }
+  });
+
+  it('pyiceberg (RestCatalog, PyArrow S3) sees the schema, both snapshots and the rows twice over', async () => {
+    const table = await readWithPyiceberg(readArgs());
+    readers.set('pyiceberg', table);
+    verifyTableSchema({ expected: QUICKSTART_COLUMNS, actual: table.schema, reader: 'pyiceberg' });
+    expect(table.schema.map((f) => [f.id, f.required])).toEqual(QUICKSTART_COLUMNS.map((_, i) => [i + 1, false]));
+    expect(table.snapshots).toHaveLength(2);
+    expect(table.currentSnapshotId).toBe(String(reports[1]?.currentSnapshotId));
+    expect(table.rowCount).toBe(2 * expected.length);
+    verifyTableRows({ expected: [...expected, ...expected], actual: table.rows, columns: QUICKSTART_COLUMNS, reader: 'pyiceberg', table: TABLE });
+  }, 300_000);
+
+  it('Spark (REST catalog, Iceberg S3FileIO) sees the same schema, snapshots, files and rows', async () => {
+    const started = Date.now();
+    const table = await readWithSpark(readArgs());
+    console.log(`spark read ${TABLE} through REST (${table.rowCount} rows) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    readers.set('spark', table);
+    verifyTableSchema({ expected: QUICKSTART_COLUMNS, actual: table.schema, reader: 'spark' });
+    expect(table.schema.map((f) => f.engineType)).toEqual(QUICKSTART_COLUMNS.map((c) => SPARK_TYPES[c.type]));
+    expect(table.snapshots).toHaveLength(2);
+    verifyTableRows({ expected: [...expected, ...expected], actual: table.rows, columns: QUICKSTART_COLUMNS, reader: 'spark', table: TABLE });
+    const pyiceberg = readers.get('pyiceberg');
+    expect(pyiceberg, 'the pyiceberg read above failed').toBeDefined();
+    expect(table.currentSnapshotId).toBe(pyiceberg!.currentSnapshotId);
+    expect(table.snapshots).toEqual(pyiceberg!.snapshots);
+    const byPath = (files: ReaderTable['dataFiles']) => [...files].sort((a, b) => a.filePath.localeCompare(b.filePath));
+    expect(byPath(table.dataFiles)).toEqual(byPath(pyiceberg!.dataFiles));
+  }, 600_000);
+});
