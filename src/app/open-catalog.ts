@@ -79,6 +79,7 @@ export async function openCatalog(
           ...(catalog.warehouse === undefined ? {} : { warehouse: catalog.warehouse }),
           ...(catalog.name === undefined ? {} : { name: catalog.name }),
           ...(catalog.auth === undefined ? {} : { auth: restAuth(catalog.auth, aws) }),
+          ...(catalog.accessDelegation === undefined ? {} : { accessDelegation: catalog.accessDelegation }),
         });
         const where = catalog.warehouse === undefined ? '' : ` (warehouse ${catalog.warehouse})`;
         return { catalog: rest, io, ...withS3, description: `catalog: rest ${catalog.uri}${where}`, close: () => closeAll(rest, io, aws) };

@@ -13,6 +13,8 @@ import { strictObject } from './strict-object.js';
 
 export const CATALOG_TYPES = ['sql', 'rest', 'glue'] as const;
 export const AUTH_TYPES = ['bearer', 'oauth2', 'sigv4'] as const;
+/** What a REST catalog is asked to hand out for the tables' files (X-Iceberg-Access-Delegation). */
+export const ACCESS_DELEGATIONS = ['vended-credentials'] as const;
 
 /** A text value that may contain `${NAME}` references. */
 const text = (field: string) =>
@@ -153,6 +155,9 @@ const RestCatalogWire = strictObject(
     uri: text('uri'),
     warehouse: text('warehouse').optional(),
     auth: RestAuthWire.optional(),
+    access_delegation: z
+      .enum(ACCESS_DELEGATIONS, { error: `access_delegation must be one of: ${ACCESS_DELEGATIONS.join(', ')}` })
+      .optional(),
   },
   'a rest catalog',
   {

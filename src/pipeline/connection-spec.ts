@@ -57,6 +57,7 @@ export interface RestCatalogSpec {
   readonly uri: SpecText;
   readonly warehouse?: SpecText;
   readonly auth?: RestAuthSpec;
+  readonly accessDelegation?: 'vended-credentials';
 }
 
 export interface GlueCatalogSpec {
@@ -101,7 +102,8 @@ export function catalogFromWire(wire: CatalogWire | undefined, file: string, loc
     case 'rest': {
       const warehouse = textField('warehouse', wire.warehouse, at, [...base, 'warehouse']);
       const auth = wire.auth === undefined ? {} : { auth: authFromWire(wire.auth, at, [...base, 'auth']) };
-      return { type: 'rest', ...name, uri: { template: wire.uri, at: at([...base, 'uri']) }, ...warehouse, ...auth };
+      const delegation = wire.access_delegation === undefined ? {} : { accessDelegation: wire.access_delegation };
+      return { type: 'rest', ...name, uri: { template: wire.uri, at: at([...base, 'uri']) }, ...warehouse, ...auth, ...delegation };
     }
     case 'glue': {
       const keys = awsKeys(wire, at, base);

@@ -32,7 +32,14 @@ export type ResolvedRestAuth =
 export type ResolvedCatalog =
   /** `warehousePath` is absolute; undefined means the default (./warehouse of the working directory). */
   | { readonly type: 'sql'; readonly name?: string; readonly warehousePath?: string }
-  | { readonly type: 'rest'; readonly name?: string; readonly uri: string; readonly warehouse?: string; readonly auth?: ResolvedRestAuth }
+  | {
+      readonly type: 'rest';
+      readonly name?: string;
+      readonly uri: string;
+      readonly warehouse?: string;
+      readonly auth?: ResolvedRestAuth;
+      readonly accessDelegation?: 'vended-credentials';
+    }
   | {
       readonly type: 'glue';
       readonly name?: string;
@@ -100,6 +107,7 @@ class Resolver {
           uri: this.url(spec.uri),
           ...defined('warehouse', this.optional(spec.warehouse, (t) => this.text(t))),
           ...defined('auth', auth),
+          ...defined('accessDelegation', spec.accessDelegation),
         };
       }
       case 'glue':

@@ -63,6 +63,14 @@ describe('catalog and storage blocks: valid', () => {
     });
   });
 
+  it('a rest catalog may ask for vended credentials; any other delegation is refused at its line', () => {
+    const parsed = spec('catalog:', '  type: rest', '  uri: http://127.0.0.1:8181', '  access_delegation: vended-credentials');
+    expect(parsed.catalog).toMatchObject({ type: 'rest', accessDelegation: 'vended-credentials' });
+    const error = specError('catalog:', '  type: rest', '  uri: http://127.0.0.1:8181', '  access_delegation: remote-signing');
+    expect(error.message).toContain(`${FILE}:16:`);
+    expect(error.message).toContain('access_delegation must be one of: vended-credentials');
+  });
+
   it('oauth2 and sigv4 auth, a glue catalog, and storage.s3 with keys', () => {
     const oauth = spec(
       'catalog:',
@@ -150,7 +158,7 @@ describe('catalog and storage blocks: errors name file:line:column and the field
 
   it('a misspelt field gets a suggestion', () => {
     expect(specError('catalog:', '  type: rest', '  uri: http://x', '  warehous: w').message).toMatch(
-      new RegExp(`^${FILE}:16:3: catalog\\.warehous: unknown field "warehous" in a rest catalog \\(did you mean warehouse\\?\\); allowed: type, name, uri, warehouse, auth$`),
+      new RegExp(`^${FILE}:16:3: catalog\\.warehous: unknown field "warehous" in a rest catalog \\(did you mean warehouse\\?\\); allowed: type, name, uri, warehouse, auth, access_delegation$`),
     );
   });
 
