@@ -18,6 +18,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // The AWS SDK prints a Node 22 notice per process on Node 20; it says nothing about a test.
+    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...serviceTests, ...ownLanes] } },
       { extends: true, test: { name: 'services', include: serviceTests, globalSetup: ['test/stack/global-setup.ts'] } },

@@ -139,9 +139,11 @@ describe('two REST writers appending to the same table at once', () => {
 
     const commits = writers.flatMap((writer) => writer.commits);
     expect(commits).toHaveLength(WRITERS * ROUNDS);
-    // Both commit in the same instant from the same base: one of each pair had to retry.
+    // Both commit in the same instant from the same base: one of each pair had to retry (more
+    // retries are possible: the fixture may answer a concurrent commit with a 5xx, which the
+    // loop resolves by looking for its snapshot and committing again).
     const retries = commits.reduce((sum, { result }) => sum + result.attempts - 1, 0);
-    expect(retries).toBe(ROUNDS);
+    expect(retries).toBeGreaterThanOrEqual(ROUNDS);
     expect(commits.some(({ result }) => result.attempts > 1)).toBe(true);
 
     const { metadata } = await reader.catalog.loadTable(id);
