@@ -1,0 +1,92 @@
+/**
+ * bench/cdc: Debezium-style change events applied as SCD type 2 by the native engine's
+ * apply-changes operator in micro-batches, beside the same logic as one DuckDB SQL statement over
+ * the whole input (the floor). Prints rows/s for both and checks that both give the same table.
+ *
+ *   npx tsx bench/cdc/run.ts [--changes 1000000] [--keys 100000] [--batches 10]
+ *
+ * Events: the first `keys` events create each key (op c), then updates (op u) and every 50th a
+ * delete (op d) on keys spread by a multiplicative hash; the sequence is source.lsn. One event in
+ * a hundred arrives 1.5 batches late, so the operator has to insert it into history.
+ */
+import { parseArgs } from 'node:util';
+import { DuckDbSession } from '../../src/duckdb/session.js';
+import { ApplyChanges } from '../../src/engine/operators/apply-changes.js';
+
+const { values } = parseArgs({
+  options: { changes: { type: 'string', default: '1000000' }, keys: { type: 'string', default: '100000' }, batches: { type: 'string', default: '10' } },
+});
+const changes = Number(values.changes);
+const keys = Number(values.keys);
+const batches = Number(values.batches);
+const perBatch = Math.ceil(changes / batches);
+
+const session = await DuckDbSession.open();
+const image = `{'id': key, 'name': 'name-' || (i % 1000)::VARCHAR, 'amount': (i % 997)::DOUBLE, 'updated_ms': 1700000000000 + i}`;
+await session.run(
+  `CREATE TABLE events AS
+   SELECT op,
+          CASE WHEN op = 'c' THEN NULL ELSE {'id': key, 'name': 'before', 'amount': 0::DOUBLE, 'updated_ms': 0::BIGINT} END AS before,
+          CASE WHEN op = 'd' THEN NULL ELSE ${image} END AS after,
+          {'connector': 'postgresql', 'lsn': i} AS source,
+          1700000000000 + i AS ts_ms,
+          least(${batches - 1}, (CASE WHEN hash(i) % 100 = 0 THEN i + ${Math.floor(perBatch * 1.5)} ELSE i END) // ${perBatch}) AS batch
+   FROM (SELECT range AS i,
+                CASE WHEN range < ${keys} THEN range ELSE (range * 7919) % ${keys} END AS key,
+                CASE WHEN range < ${keys} THEN 'c' WHEN range % 50 = 0 THEN 'd' ELSE 'u' END AS op
+         FROM range(${changes}))`,
+);
+const [late] = await session.queryJson(`SELECT count(*)::INTEGER AS n FROM events WHERE batch <> least(${batches - 1}, source.lsn // ${perBatch})`);
+for (let b = 0; b < batches; b++) await session.run(`CREATE TABLE batch_${b} AS SELECT * EXCLUDE (batch) FROM events WHERE batch = ${b}`);
+
+const options = { keys: ['id'], sequenceBy: 'source.lsn', format: { kind: 'debezium' as const }, storedAsScdType: 2 as const };
+const operator = new ApplyChanges(session, 'bench', options);
+const started = performance.now();
+let ignored = 0;
+for (let b = 0; b < batches; b++) {
+  const { stats } = await operator.processBatch(`batch_${b}`);
+  ignored += stats.ignoredEvents;
+}
+const operatorSeconds = (performance.now() - started) / 1000;
+
+// The floor: the same SCD2 rules (a version opens after nothing, after a delete, or when a value
+// changes; it ends at the key's next event) as one statement over all events at once.
+const floorStarted = performance.now();
+await session.run(
+  `CREATE TABLE floor AS
+   WITH flat AS (
+     SELECT unnest(CASE WHEN op = 'd' THEN before ELSE after END), source.lsn AS seq, CASE WHEN op = 'd' THEN 'delete' ELSE 'upsert' END AS kind
+     FROM events),
+   flagged AS (
+     SELECT *,
+            CASE WHEN kind = 'upsert' AND (lag(kind) OVER w IS NULL OR lag(kind) OVER w = 'delete'
+                   OR name IS DISTINCT FROM lag(name) OVER w OR amount IS DISTINCT FROM lag(amount) OVER w
+                   OR updated_ms IS DISTINCT FROM lag(updated_ms) OVER w) THEN 1 ELSE 0 END AS opens,
+            lead(seq) OVER w AS next_seq
+     FROM flat WINDOW w AS (PARTITION BY id ORDER BY seq)),
+   numbered AS (SELECT *, sum(opens) OVER (PARTITION BY id ORDER BY seq ROWS UNBOUNDED PRECEDING) AS version FROM flagged)
+   SELECT id, arg_max_null(name, seq) AS name, arg_max_null(amount, seq) AS amount, arg_max_null(updated_ms, seq) AS updated_ms,
+          min(seq) AS __START_AT, arg_max_null(next_seq, seq) AS __END_AT
+   FROM numbered WHERE kind = 'upsert' GROUP BY id, version`,
+);
+const floorSeconds = (performance.now() - floorStarted) / 1000;
+
+const [check] = await session.queryJson(
+  `SELECT (SELECT count(*) FROM bench__state)::INTEGER AS operator_rows, (SELECT count(*) FROM floor)::INTEGER AS floor_rows,
+          (SELECT count(*) FROM (SELECT * FROM bench__state EXCEPT SELECT * FROM floor))::INTEGER AS only_operator,
+          (SELECT count(*) FROM (SELECT * FROM floor EXCEPT SELECT * FROM bench__state))::INTEGER AS only_floor,
+          (SELECT count(*) FROM bench__state WHERE __END_AT IS NULL)::INTEGER AS current_rows`,
+);
+session.close();
+
+const rate = (seconds: number): string => `${Math.round(changes / seconds).toLocaleString('en-US')} rows/s`;
+console.log(`changes: ${changes.toLocaleString('en-US')} over ${keys.toLocaleString('en-US')} keys, ${batches} batches; ${late?.['n']} events arrive in a later batch; ${ignored} ignored as redelivered`);
+console.log(`operator (SCD2, ${batches} micro-batches): ${operatorSeconds.toFixed(2)} s, ${rate(operatorSeconds)}`);
+console.log(`floor (one DuckDB statement):          ${floorSeconds.toFixed(2)} s, ${rate(floorSeconds)}`);
+console.log(`ratio operator/floor: ${(floorSeconds / operatorSeconds).toFixed(2)}`);
+console.log(`result rows: operator ${check?.['operator_rows']}, floor ${check?.['floor_rows']}, current ${check?.['current_rows']}; differing: ${check?.['only_operator']} / ${check?.['only_floor']}`);
+console.log(`peak RSS: ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`);
+if (check?.['only_operator'] !== 0 || check?.['only_floor'] !== 0) {
+  console.error('operator and floor disagree');
+  process.exitCode = 1;
+}

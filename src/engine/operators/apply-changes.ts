@@ -1,0 +1,141 @@
+/**
+ * CDC apply-changes over DuckDB: a batch of change events and the target's current state in, the
+ * change set for the target (rows to delete, rows to insert) and the new state out.
+ *
+ *  - computeChanges: the pure step on any state relation (e.g. a scan of the Iceberg target);
+ *  - ApplyChanges: an operator keeping the state in its own table across micro-batches;
+ *  - applyChangesOnce: all events at once into an empty target, giving the final table.
+ */
+import { quoteIdentifier, type DuckDbSession } from '../../duckdb/session.js';
+import { DELETED_COLUMN, END_AT, parseApplyChangesOptions, SEQUENCE_COLUMN, START_AT, type ApplyChangesOptions, type ApplyChangesOptionsInput } from './cdc-options.js';
+import { normalizeChanges, type NormalizedChanges } from './cdc-normalize.js';
+import { atomically } from './atomic-batch.js';
+import { applyChangeSet, type ChangeSet, type ChangeStats } from './change-set.js';
+import { computeScd1 } from './scd1.js';
+import { computeScd2, scd2StateColumns } from './scd2.js';
+import { identList, equalValues } from './sql.js';
+import type { StatefulOperator } from './state-checkpoint.js';
+
+export interface ChangeBatchResult {
+  readonly changeSet: ChangeSet;
+  readonly stats: ChangeStats;
+}
+
+export interface ComputedChanges extends ChangeBatchResult {
+  /** The state after the batch, as a new table with the state's columns. */
+  readonly newState: string;
+  /** SCD2: the batch's applied delete events (keys, __sequence), to add to the caller's tombstones. */
+  readonly deleteEvents?: string;
+}
+
+/**
+ * One batch against `state`: SCD1 state has the target columns plus __sequence and __deleted;
+ * SCD2 state is the target itself (columns plus __START_AT and __END_AT). An empty state may be
+ * given as `undefined`. SCD2 orders late events exactly against every earlier delete when given
+ * `tombstones` (keys, __sequence of all delete events so far); without, deletes are read from
+ * the gaps in the history. Tables created are prefixed with `prefix`.
+ */
+export async function computeChanges(
+  session: DuckDbSession,
+  request: { state: string | undefined; changes: string; options: ApplyChangesOptionsInput; prefix: string; tombstones?: string },
+): Promise<ComputedChanges> {
+  const options = parseApplyChangesOptions(request.options);
+  const normalized = await normalizeChanges(session, request.changes, options, `${request.prefix}__changes`);
+  const state = request.state ?? (await createEmptyState(session, `${request.prefix}__empty_state`, normalized, options, true));
+  if (options.storedAsScdType === 1) {
+    const { changeSet, newState, stats } = await computeScd1(session, state, normalized, options, request.prefix);
+    return { changeSet, newState, stats };
+  }
+  const { changeSet, stats, deleteEvents } = await computeScd2(session, state, normalized, options, request.prefix, request.tombstones);
+  const newState = `${request.prefix}__new_state`;
+  const columns = identList(scd2StateColumns(normalized.columns));
+  await session.run(
+    `CREATE OR REPLACE TEMP TABLE ${quoteIdentifier(newState)} AS
+     SELECT ${columns} FROM ${quoteIdentifier(state)} s
+     WHERE NOT EXISTS (SELECT 1 FROM ${quoteIdentifier(changeSet.deletes)} d WHERE ${equalValues(changeSet.deleteKeyColumns, 'd', 's')})
+     UNION ALL SELECT ${columns} FROM ${quoteIdentifier(changeSet.inserts)}`,
+  );
+  return { changeSet, newState, stats, deleteEvents };
+}
+
+async function createEmptyState(
+  session: DuckDbSession,
+  table: string,
+  normalized: NormalizedChanges,
+  options: ApplyChangesOptions,
+  temporary: boolean,
+): Promise<string> {
+  const hidden =
+    options.storedAsScdType === 1
+      ? `${quoteIdentifier(SEQUENCE_COLUMN)}, FALSE AS ${quoteIdentifier(DELETED_COLUMN)}`
+      : `${quoteIdentifier(SEQUENCE_COLUMN)} AS ${quoteIdentifier(START_AT)}, ${quoteIdentifier(SEQUENCE_COLUMN)} AS ${quoteIdentifier(END_AT)}`;
+  await session.run(
+    `CREATE ${temporary ? 'TEMP ' : ''}TABLE IF NOT EXISTS ${quoteIdentifier(table)} AS
+     SELECT ${identList(normalized.columns)}, ${hidden} FROM ${quoteIdentifier(normalized.relation)} LIMIT 0`,
+  );
+  return table;
+}
+
+/**
+ * Apply-changes as a stateful streaming operator. State: the target rows in `<name>__state`
+ * (SCD1 with its hidden columns) and, for SCD2, every delete event in `<name>__tombstones`.
+ */
+export class ApplyChanges implements StatefulOperator {
+  readonly options: ApplyChangesOptions;
+  readonly stateTable: string;
+  readonly tombstoneTable: string;
+
+  constructor(
+    private readonly session: DuckDbSession,
+    readonly name: string,
+    options: ApplyChangesOptionsInput,
+  ) {
+    this.options = parseApplyChangesOptions(options);
+    this.stateTable = `${name}__state`;
+    this.tombstoneTable = `${name}__tombstones`;
+  }
+
+  stateTables(): readonly string[] {
+    return this.options.storedAsScdType === 1 ? [this.stateTable] : [this.stateTable, this.tombstoneTable];
+  }
+
+  /** Applies one micro-batch of change events read from `changes`; on failure the state is unchanged. */
+  async processBatch(changes: string): Promise<ChangeBatchResult> {
+    return atomically(this.session, () => this.process(changes));
+  }
+
+  private async process(changes: string): Promise<ChangeBatchResult> {
+    const normalized = await normalizeChanges(this.session, changes, this.options, `${this.name}__changes`);
+    await createEmptyState(this.session, this.stateTable, normalized, this.options, false);
+    if (this.options.storedAsScdType === 1) {
+      const { changeSet, newState, stats } = await computeScd1(this.session, this.stateTable, normalized, this.options, this.name);
+      await this.session.run(`CREATE OR REPLACE TABLE ${quoteIdentifier(this.stateTable)} AS SELECT * FROM ${quoteIdentifier(newState)}`);
+      return { changeSet, stats };
+    }
+    const tombstones = quoteIdentifier(this.tombstoneTable);
+    await this.session.run(
+      `CREATE TABLE IF NOT EXISTS ${tombstones} AS SELECT ${identList(this.options.keys)}, ${quoteIdentifier(SEQUENCE_COLUMN)} FROM ${quoteIdentifier(normalized.relation)} LIMIT 0`,
+    );
+    const { changeSet, stats, deleteEvents } = await computeScd2(this.session, this.stateTable, normalized, this.options, this.name, this.tombstoneTable);
+    await applyChangeSet(this.session, this.stateTable, changeSet, scd2StateColumns(normalized.columns));
+    await this.session.run(`INSERT INTO ${tombstones} SELECT * FROM ${quoteIdentifier(deleteEvents)}`);
+    return { changeSet, stats };
+  }
+
+  /** The target table's rows as a query (SCD1 without tombstones and hidden columns). */
+  targetQuery(): string {
+    const state = quoteIdentifier(this.stateTable);
+    if (this.options.storedAsScdType === 2) return `SELECT * FROM ${state}`;
+    return `SELECT * EXCLUDE (${quoteIdentifier(SEQUENCE_COLUMN)}, ${quoteIdentifier(DELETED_COLUMN)}) FROM ${state} WHERE NOT ${quoteIdentifier(DELETED_COLUMN)}`;
+  }
+}
+
+/** Applies every event of `changes` to an empty target; returns the name of the final target table. */
+export async function applyChangesOnce(session: DuckDbSession, changes: string, options: ApplyChangesOptionsInput, name: string): Promise<string> {
+  const operator = new ApplyChanges(session, name, options);
+  await operator.processBatch(changes);
+  const target = `${name}__target`;
+  await session.run(`CREATE OR REPLACE TABLE ${quoteIdentifier(target)} AS ${operator.targetQuery()}`);
+  return target;
+}
+

@@ -1,0 +1,32 @@
+/**
+ * Errors raised by the stateful operators. Each names what is wrong (expectation, column) and
+ * carries one offending row as JSON so the user can find it in the source.
+ */
+import { ThundError, type ThundErrorOptions } from '../../errors.js';
+
+/** An expectation with action `fail` saw a row that does not meet it; nothing of the batch may be committed. */
+export class ExpectationFailedError extends ThundError {
+  constructor(
+    readonly expectation: string,
+    readonly failedRows: number,
+    readonly sampleRow: string,
+    options: ThundErrorOptions = {},
+  ) {
+    super('EXPECTATION_FAILED', `Expectation "${expectation}" failed for ${failedRows} row(s); for example ${sampleRow}`, {
+      ...options,
+      context: { expectation, failedRows, sampleRow, ...options.context },
+    });
+  }
+}
+
+/** A change event cannot be applied: a null key or sequence value, or two events of one key at one sequence value. */
+export class ChangeEventError extends ThundError {
+  constructor(
+    code: 'CDC_NULL_KEY' | 'CDC_NULL_SEQUENCE' | 'CDC_DUPLICATE_SEQUENCE',
+    readonly column: string,
+    readonly sampleRow: string,
+    message: string,
+  ) {
+    super(code, `${message}; for example ${sampleRow}`, { context: { column, sampleRow } });
+  }
+}
