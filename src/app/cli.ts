@@ -6,13 +6,17 @@
 import { parseArgs } from 'node:util';
 import { ThundError } from '../errors.js';
 import { inspectCommand } from './commands/inspect.js';
+import { parsePlanFormat, planCommand } from './commands/plan.js';
 import { runCommand } from './commands/run.js';
+import { validateCommand } from './commands/validate.js';
 import { THUND_VERSION } from '../version.js';
 
 const USAGE = `thund ${THUND_VERSION} — lands data in Apache Iceberg tables
 
 Usage:
   thund run <pipeline.yaml> [--warehouse DIR] [--catalog-name NAME]
+  thund validate <pipeline.yaml>
+  thund plan <pipeline.yaml> [--format text|mermaid|dot]
   thund inspect <namespace.table> [--warehouse DIR] [--catalog-name NAME] [--json]
   thund inspect [<namespace.table>] --pipeline <pipeline.yaml> [--json]
 
@@ -33,7 +37,8 @@ class UsageError extends ThundError {
 // need Node 22 is addressed to us, not to someone running a pipeline, so it stays off unless asked for.
 process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
 
-async function main(argv: readonly string[]): Promise<void> {
+/** Resolves to the exit code (validate and plan exit 1 for an invalid pipeline). */
+async function main(argv: readonly string[]): Promise<number | void> {
   const { positionals, values } = parseArgs({
     args: [...argv],
     allowPositionals: true,
@@ -42,6 +47,7 @@ async function main(argv: readonly string[]): Promise<void> {
       'catalog-name': { type: 'string' },
       pipeline: { type: 'string' },
       json: { type: 'boolean' },
+      format: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean' },
     },
@@ -69,8 +75,14 @@ async function main(argv: readonly string[]): Promise<void> {
         { ...options, json: values.json === true, ...(values.pipeline === undefined ? {} : { pipeline: values.pipeline }) },
         print,
       );
+    case 'validate':
+      if (target === undefined) throw new UsageError('thund validate needs a pipeline file: thund validate <pipeline.yaml>');
+      return validateCommand(target, print);
+    case 'plan':
+      if (target === undefined) throw new UsageError('thund plan needs a pipeline file: thund plan <pipeline.yaml> [--format text|mermaid|dot]');
+      return planCommand(target, parsePlanFormat(values.format), print);
     default:
-      throw new UsageError(`unknown command "${command}" (commands: run, inspect)`);
+      throw new UsageError(`unknown command "${command}" (commands: run, validate, plan, inspect)`);
   }
 }
 
@@ -91,6 +103,6 @@ function report(error: unknown): number {
 }
 
 main(process.argv.slice(2)).then(
-  () => process.exit(0),
+  (code) => process.exit(code ?? 0),
   (error: unknown) => process.exit(report(error)),
 );

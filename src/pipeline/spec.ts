@@ -80,9 +80,13 @@ export interface PipelineSpec {
 
 /** Reads and resolves a spec file; a missing or unreadable file is an InvalidInputError naming it. */
 export async function loadPipelineSpec(specPath: string): Promise<PipelineSpec> {
-  let text: string;
+  return parsePipelineSpec(await readSpecFile(specPath), specPath);
+}
+
+/** The text of a spec file; a missing or unreadable file is an InvalidInputError naming it. */
+export async function readSpecFile(specPath: string): Promise<string> {
   try {
-    text = await readFile(specPath, 'utf8');
+    return await readFile(specPath, 'utf8');
   } catch (cause) {
     const reason = (cause as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : 'cannot read file';
     throw new InvalidInputError(`${specPath}: ${reason} (pipeline spec at ${path.resolve(specPath)})`, {
@@ -90,7 +94,6 @@ export async function loadPipelineSpec(specPath: string): Promise<PipelineSpec> 
       context: { file: specPath },
     });
   }
-  return parsePipelineSpec(text, specPath);
 }
 
 /** Parses spec text; `sourceName` is the spec file's path, used in messages and to resolve paths. */

@@ -1,0 +1,43 @@
+/**
+ * `thund validate <pipeline.yaml>`: parse the definition, infer each flow's reads with DuckDB's
+ * own parser, validate the graph; print `ok: N datasets, M flows`, or one line per problem
+ * (`file:line:col CODE message`) and exit 1.
+ */
+import { DuckDbSession } from '../../duckdb/session.js';
+import { duckDbSqlParser } from '../../duckdb/sql-parser.js';
+import { inferDependencies } from '../../pipeline/infer-dependencies.js';
+import type { PipelineGraph } from '../../pipeline/ir/graph.js';
+import { formatProblem, sortProblems, type PipelineProblem } from '../../pipeline/problems.js';
+import { loadPipelineDefinition, type PipelineDefinition } from '../../pipeline/spec-to-ir.js';
+import { validate } from '../../pipeline/validate.js';
+
+export interface AnalysedPipeline {
+  /** The graph with inferred dependencies, when the spec could be read at all. */
+  readonly definition?: PipelineDefinition;
+  readonly graph?: PipelineGraph;
+  readonly problems: readonly PipelineProblem[];
+}
+
+export async function analysePipelineFile(specPath: string): Promise<AnalysedPipeline> {
+  const loaded = await loadPipelineDefinition(specPath);
+  if (!loaded.ok) return { problems: loaded.problems };
+  const session = await DuckDbSession.open({ threads: 1 });
+  try {
+    const inferred = await inferDependencies(loaded.definition.graph, duckDbSqlParser(session));
+    const problems = sortProblems([...inferred.problems, ...validate(inferred.graph)]);
+    return { definition: loaded.definition, graph: inferred.graph, problems };
+  } finally {
+    session.close();
+  }
+}
+
+/** The process exit code: 0 when valid, 1 when there are problems. */
+export async function validateCommand(specPath: string, print: (line: string) => void): Promise<number> {
+  const analysed = await analysePipelineFile(specPath);
+  if (analysed.problems.length > 0 || analysed.graph === undefined) {
+    for (const problem of analysed.problems) print(formatProblem(problem));
+    return 1;
+  }
+  print(`ok: ${analysed.graph.datasets.length} datasets, ${analysed.graph.flows.length} flows`);
+  return 0;
+}

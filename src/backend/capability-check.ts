@@ -1,0 +1,44 @@
+/**
+ * What in a graph a backend cannot run, per element, from its declared Capabilities, so a run
+ * refuses up front (naming each element) instead of dropping semantics silently.
+ */
+import { isTableDataset } from '../pipeline/ir/dataset.js';
+import type { PipelineGraph } from '../pipeline/ir/graph.js';
+import { formatOrigin } from '../pipeline/ir/origin.js';
+import type { Capabilities } from './exec-backend.js';
+
+export function unsupportedElements(graph: PipelineGraph, capabilities: Capabilities): string[] {
+  const found: string[] = [];
+  const at = (origin: { file: string; line: number; column: number }) => formatOrigin(origin);
+  for (const dataset of graph.datasets) {
+    if (!capabilities.datasetKinds.includes(dataset.kind)) found.push(`${at(dataset.origin)}: ${dataset.kind} ${dataset.name}`);
+    if (dataset.kind === 'source') {
+      if (!capabilities.sourceFormats.includes(dataset.source.format)) found.push(`${at(dataset.origin)}: ${dataset.source.format} source ${dataset.name}`);
+      if (dataset.watermark !== undefined && !capabilities.watermarks) found.push(`${at(dataset.origin)}: watermark of source ${dataset.name}`);
+    }
+    if (dataset.kind !== 'source' && dataset.kind !== 'sink') {
+      for (const expectation of dataset.expectations) {
+        if (!capabilities.expectationActions.includes(expectation.action)) {
+          found.push(`${at(expectation.origin)}: expectation ${expectation.name} (${expectation.action}) of ${dataset.name}`);
+        }
+      }
+    }
+    if (isTableDataset(dataset) && dataset.table.partitioning.length > 0 && !capabilities.partitioning) {
+      found.push(`${at(dataset.origin)}: partitioning of ${dataset.name}`);
+    }
+  }
+  for (const flow of graph.flows) {
+    if (!capabilities.flowKinds.includes(flow.kind)) found.push(`${at(flow.origin)}: ${flow.kind} flow ${flow.name}`);
+    if (!capabilities.outputModes.includes(flow.outputMode)) found.push(`${at(flow.origin)}: output mode ${flow.outputMode} of flow ${flow.name}`);
+    if (flow.kind === 'apply-changes' && !capabilities.scdTypes.includes(flow.changes.storedAsScdType)) {
+      found.push(`${at(flow.origin)}: SCD type ${flow.changes.storedAsScdType} of flow ${flow.name}`);
+    }
+    const trigger = flow.streaming.trigger;
+    if (trigger !== undefined && !capabilities.triggers.includes(trigger.kind)) found.push(`${at(flow.origin)}: ${trigger.kind} trigger of flow ${flow.name}`);
+    if (flow.streaming.watermark !== undefined && !capabilities.watermarks) found.push(`${at(flow.origin)}: watermark of flow ${flow.name}`);
+    if (!capabilities.streamingReads && (flow.dependencies?.reads ?? []).some((read) => read.streaming)) {
+      found.push(`${at(flow.query.origin)}: streaming read in flow ${flow.name}`);
+    }
+  }
+  return found;
+}

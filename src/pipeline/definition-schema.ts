@@ -1,0 +1,192 @@
+/**
+ * The wire shape of a pipeline definition: the skeleton's spec (sources, tables, flows, catalog,
+ * storage) extended with everything the IR can express: kafka sources, streaming tables, views,
+ * sinks, declared schemas, partitioning, expectations, watermarks, triggers, output modes and
+ * apply-changes flows. Every mapping stays strict. `thund run` still reads the narrower
+ * spec-schema.ts shape (what the engine runs today); `thund validate` and `thund plan` read this one.
+ */
+import { z } from 'zod';
+import { CatalogWire, StorageWire } from './connection-schema.js';
+import { parseColumnType, TYPE_NAMES_HINT } from './ir/column-types.js';
+import { DURATION_HINT, tryParseDuration } from './ir/duration.js';
+import { EXPECTATION_ACTIONS } from './ir/expectation.js';
+import { PARTITION_HINT, parsePartitionField } from './ir/partition-field.js';
+import { OUTPUT_MODES } from './ir/streaming.js';
+import { PIPELINE_NAME, WRITE_MODES } from './spec-schema.js';
+import { strictObject } from './strict-object.js';
+
+const text = (what: string) =>
+  z.string({ error: `${what} must be a text value` }).refine((s) => s.trim() !== '', `${what} must not be empty`);
+
+const COLUMN_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const column = (what: string) => z.string({ error: `${what} must be a column name` }).regex(COLUMN_NAME, `${what} must be a column name`);
+const columns = (what: string) => z.array(column(what), { error: `${what} must be a list of column names` }).min(1, `${what} must not be empty`);
+
+const duration = (what: string) =>
+  z.string({ error: `${what} must be ${DURATION_HINT}` }).refine((s) => tryParseDuration(s) !== undefined, `${what} must be ${DURATION_HINT}`);
+
+const stringMap = (what: string) =>
+  z
+    .record(
+      z.string().min(1, `${what} names must not be empty`),
+      z.union([z.string(), z.bigint(), z.number(), z.boolean()], { error: `${what} values must be strings, numbers or booleans` }).transform(String),
+      { error: `${what} must be a mapping of name to value` },
+    )
+    .default({});
+
+export const SchemaWire = z.record(
+  z.string().regex(COLUMN_NAME, 'a column name must be a SQL identifier'),
+  z.string({ error: `a column type must be a type name (${TYPE_NAMES_HINT})` }).refine((t) => parseColumnType(t) !== undefined, `unknown column type (types: ${TYPE_NAMES_HINT})`),
+  { error: 'schema must be a mapping of column name to type' },
+);
+
+export const WatermarkWire = strictObject({ column: column('watermark column'), delay: duration('watermark delay') }, 'a watermark');
+
+export const TriggerWire = z.union(
+  [z.literal('once'), z.literal('available_now'), strictObject({ processing_time: duration('processing_time') }, 'a trigger')],
+  { error: 'trigger must be once, available_now or { processing_time: "10 seconds" }' },
+);
+
+const ExpectationWire = z.union(
+  [
+    text('an expectation condition'),
+    strictObject(
+      {
+        condition: text('condition'),
+        action: z.enum(EXPECTATION_ACTIONS, { error: `action must be one of: ${EXPECTATION_ACTIONS.join(', ')}` }).default('warn'),
+      },
+      'an expectation',
+    ),
+  ],
+  { error: 'an expectation is a SQL condition, or { condition, action: warn | drop | fail }' },
+);
+
+export const ApplyChangesWire = strictObject(
+  {
+    keys: columns('keys'),
+    sequence_by: column('sequence_by'),
+    apply_as_deletes: text('apply_as_deletes').optional(),
+    apply_as_truncates: text('apply_as_truncates').optional(),
+    ignore_null_updates: z.boolean({ error: 'ignore_null_updates must be true or false' }).default(false),
+    column_list: columns('column_list').optional(),
+    except_column_list: columns('except_column_list').optional(),
+    stored_as_scd_type: z.union([z.literal(1n), z.literal(2n)], { error: 'stored_as_scd_type must be 1 or 2' }).default(1n),
+    track_history_column_list: columns('track_history_column_list').optional(),
+    track_history_except_column_list: columns('track_history_except_column_list').optional(),
+  },
+  'apply_changes',
+);
+
+const streamingFields = {
+  output_mode: z.enum(OUTPUT_MODES, { error: `output_mode must be one of: ${OUTPUT_MODES.join(', ')}` }).optional(),
+  watermark: WatermarkWire.optional(),
+  trigger: TriggerWire.optional(),
+};
+
+/** The flow a dataset's own `sql` defines. */
+const implicitFlowFields = {
+  sql: text('sql').optional(),
+  once: z.boolean({ error: 'once must be true or false' }).optional(),
+  apply_changes: ApplyChangesWire.optional(),
+  ...streamingFields,
+};
+
+const pathEntry = text('a path');
+
+const sourceCommon = { schema: SchemaWire.optional(), watermark: WatermarkWire.optional(), comment: text('comment').optional() };
+
+const ParquetSourceWire = strictObject(
+  {
+    format: z.literal('parquet'),
+    path: z.union([pathEntry, z.array(pathEntry).min(1, 'path list must not be empty')], { error: 'path must be a path or glob, or a list of them' }),
+    ...sourceCommon,
+  },
+  'a parquet source',
+);
+
+const KafkaSourceWire = strictObject(
+  {
+    format: z.literal('kafka'),
+    topic: text('topic'),
+    bootstrap_servers: text('bootstrap_servers').optional(),
+    value_format: z.enum(['json', 'avro', 'debezium'], { error: 'value_format must be json, avro or debezium' }).default('json'),
+    starting_offsets: z.enum(['earliest', 'latest'], { error: 'starting_offsets must be earliest or latest' }).default('earliest'),
+    options: stringMap('options'),
+    ...sourceCommon,
+  },
+  'a kafka source',
+);
+
+export const DefinitionSourceWire = z.discriminatedUnion('format', [ParquetSourceWire, KafkaSourceWire], {
+  error: 'format must be "parquet" or "kafka"',
+});
+
+export const DefinitionTableWire = strictObject(
+  {
+    kind: z.enum(['materialized_view', 'streaming_table'], { error: 'kind must be materialized_view or streaming_table' }).default('materialized_view'),
+    /** The skeleton's write mode: the output mode of flows that do not name one (overwrite = complete). */
+    mode: z.enum(WRITE_MODES, { error: `mode must be one of: ${WRITE_MODES.join(', ')}` }).optional(),
+    properties: stringMap('properties'),
+    partitioned_by: z
+      .array(z.string().refine((t) => parsePartitionField(t) !== undefined, `a partition term must be ${PARTITION_HINT}`), {
+        error: 'partitioned_by must be a list of partition terms',
+      })
+      .optional(),
+    schema: SchemaWire.optional(),
+    comment: text('comment').optional(),
+    expectations: z.record(z.string(), ExpectationWire).optional(),
+    ...implicitFlowFields,
+  },
+  'a table',
+);
+
+export const DefinitionViewWire = strictObject(
+  {
+    temporary: z.boolean({ error: 'temporary must be true or false' }).default(false),
+    schema: SchemaWire.optional(),
+    comment: text('comment').optional(),
+    expectations: z.record(z.string(), ExpectationWire).optional(),
+    ...implicitFlowFields,
+    sql: text('sql'),
+  },
+  'a view',
+);
+
+export const DefinitionSinkWire = strictObject(
+  { format: text('format'), options: stringMap('options'), comment: text('comment').optional() },
+  'a sink',
+);
+
+export const DefinitionFlowWire = strictObject(
+  {
+    target: z.string({ error: 'target must be a dataset name such as lake.orders' }),
+    sql: text('sql'),
+    once: z.boolean({ error: 'once must be true or false' }).optional(),
+    apply_changes: ApplyChangesWire.optional(),
+    ...streamingFields,
+  },
+  'a flow',
+);
+
+const mapping = <T extends z.ZodType>(value: T, what: string) =>
+  z.record(z.string(), value, { error: `${what} must be a mapping of name to definition` }).default({});
+
+export const PipelineDefinitionWire = strictObject(
+  {
+    pipeline: z
+      .string({ error: 'pipeline must be the pipeline name' })
+      .regex(PIPELINE_NAME, 'pipeline name may contain only letters, digits, "_" and "-"'),
+    sources: mapping(DefinitionSourceWire, 'sources'),
+    tables: mapping(DefinitionTableWire, 'tables'),
+    views: mapping(DefinitionViewWire, 'views'),
+    sinks: mapping(DefinitionSinkWire, 'sinks'),
+    flows: mapping(DefinitionFlowWire, 'flows'),
+    catalog: CatalogWire.optional(),
+    storage: StorageWire.optional(),
+  },
+  'the pipeline definition (top level)',
+);
+
+export type PipelineDefinitionWire = z.output<typeof PipelineDefinitionWire>;
+export type DefinitionTableWire = z.output<typeof DefinitionTableWire>;
+export type ApplyChangesWire = z.output<typeof ApplyChangesWire>;
