@@ -15,8 +15,12 @@ export function metadataDirectory(metadata: TableMetadata): string {
   return trimSlash(metadata.properties['write.metadata.path'] ?? `${trimSlash(metadata.location)}/metadata`);
 }
 
-export function manifestLocation(metadata: TableMetadata, commitId: string, index: number): string {
-  return `${metadataDirectory(metadata)}/${commitId}-m${index}.avro`;
+/**
+ * `<commit>-m<index>.avro`; a writer that turns one index into several manifests (one per
+ * partition spec) numbers the further ones `<commit>-m<index>-<part>.avro`.
+ */
+export function manifestLocation(metadata: TableMetadata, commitId: string, index: number, part = 0): string {
+  return `${metadataDirectory(metadata)}/${commitId}-m${index}${part === 0 ? '' : `-${part}`}.avro`;
 }
 
 export function manifestListLocation(metadata: TableMetadata, snapshotId: bigint, attempt: number, commitId: string): string {

@@ -32,19 +32,43 @@ export interface ManifestWriteContext {
   readonly commitId: string;
 }
 
+/** The manifest of added data files that all share one partition spec. */
 export async function writeAddedManifest(
   context: ManifestWriteContext,
   files: readonly DataFile[],
   index: number,
 ): Promise<PendingManifest> {
-  const entries: ManifestEntry[] = files.map((dataFile) => ({
+  return writeEntries(context, addedEntries(context, files), ManifestContent.Data, files[0]?.specId ?? context.metadata.defaultSpecId, index);
+}
+
+/**
+ * One manifest of added data files per partition spec among `files` (a manifest holds a single
+ * spec; after partition evolution a commit may add files of an old and a new spec), in spec id
+ * order. The first is named by `index` alone, the others `index` plus a part number.
+ */
+export async function writeAddedManifests(
+  context: ManifestWriteContext,
+  files: readonly DataFile[],
+  index: number,
+): Promise<PendingManifest[]> {
+  const bySpec = new Map<number, DataFile[]>();
+  for (const file of files) bySpec.set(file.specId, [...(bySpec.get(file.specId) ?? []), file]);
+  const specIds = [...bySpec.keys()].sort((a, b) => a - b);
+  const pending: PendingManifest[] = [];
+  for (const [part, specId] of specIds.entries()) {
+    pending.push(await writeEntries(context, addedEntries(context, bySpec.get(specId)!), ManifestContent.Data, specId, index, part));
+  }
+  return pending;
+}
+
+function addedEntries(context: ManifestWriteContext, files: readonly DataFile[]): ManifestEntry[] {
+  return files.map((dataFile) => ({
     status: ManifestEntryStatus.Added,
     snapshotId: context.snapshotId,
     sequenceNumber: null,
     fileSequenceNumber: null,
     dataFile,
   }));
-  return writeEntries(context, entries, ManifestContent.Data, files[0]?.specId ?? context.metadata.defaultSpecId, index);
 }
 
 /** Entries that this commit removes, kept with their original sequence numbers (spec §3.3). */
@@ -65,6 +89,7 @@ async function writeEntries(
   content: ManifestContent,
   specId: number,
   index: number,
+  part = 0,
 ): Promise<PendingManifest> {
   const { metadata } = context;
   const schema = currentSchema(metadata);
@@ -82,7 +107,7 @@ async function writeEntries(
     content,
     snapshotId: context.snapshotId,
   });
-  const path = manifestLocation(metadata, context.commitId, index);
+  const path = manifestLocation(metadata, context.commitId, index, part);
   await context.io.writeNew(path, written.bytes);
   const { minDataSequenceNumber, ...file } = written.summary;
   return { file: { ...file, manifestPath: path, manifestLength: BigInt(written.bytes.byteLength) }, minDataSequenceNumber };
