@@ -6,6 +6,7 @@
 import { FlowError, InvalidInputError, ThundError } from '../errors.js';
 import { duckDbTypeToIceberg, icebergToDuckDbType } from '../iceberg/duckdb-types.js';
 import type { ColumnProjection, UnassignedField } from '../iceberg/schema.js';
+import type { EvolvedColumn } from '../iceberg/schema-evolution.js';
 import type { NestedField } from '../iceberg/types.js';
 import { duckDbMessage, quoteIdentifier, type DuckDbSession } from '../duckdb/session.js';
 
@@ -48,6 +49,16 @@ export async function describeFlow(session: DuckDbSession, flowName: string, flo
 export function projectOntoTable(output: FlowOutput, projection: readonly ColumnProjection[]): string {
   const columns = projection.map(({ tableField, sourceName }) => castColumn(quoteIdentifier(sourceName), tableField));
   return `SELECT ${columns.join(', ')} FROM (${output.sql})`;
+}
+
+/**
+ * SELECT over the flow yielding exactly the evolved table's columns: each fed column cast to its
+ * table type (DuckDB casts structs by name, so nested fields the output lacks become nulls and
+ * reordered ones land in place), each absent column a typed NULL.
+ */
+export function projectEvolved(output: FlowOutput, columns: readonly EvolvedColumn[]): string {
+  const select = columns.map(({ field, sourceName }) => castColumn(sourceName === undefined ? 'NULL' : quoteIdentifier(sourceName), field));
+  return `SELECT ${select.join(', ')} FROM (${output.sql})`;
 }
 
 /** SELECT for a table created from this flow: every column cast to its Iceberg-mapped type. */

@@ -1,20 +1,34 @@
 /**
  * Runs one SQL flow into its target Iceberg table: describe the output, create the table or
- * check the output against it, write Parquet data files, commit one snapshot. A failure before
- * the commit leaves the catalog untouched and removes the data files it wrote.
+ * fit the output to it, write Parquet data files under the table's default partition spec,
+ * commit one snapshot. With the table property
+ * `thund.schema.auto-evolve` (default true) the table's schema evolves to take new columns and
+ * widened types (schema-evolution.ts); with it false the output must fit the schema as it is.
+ * A failure before the commit leaves the catalog untouched and removes the data files it wrote;
+ * an evolved schema is committed just before the snapshot (see commitEvolvedSchema).
  */
 import { formatIdentifier, type Catalog, type TableIdentifier } from '../../catalog/catalog.js';
-import { CommitStateUnknownError, NoSuchTableError, SchemaMismatchError } from '../errors.js';
+import { CommitConflictError, CommitStateUnknownError, InvalidInputError, NoSuchTableError, SchemaMismatchError } from '../errors.js';
 import type { DataFile } from '../iceberg/data-file.js';
 import type { FileIO } from '../iceberg/file-io.js';
 import { assignFreshIds, checkWriteCompatible, type ColumnProjection } from '../iceberg/schema.js';
-import { currentSchema } from '../iceberg/snapshot-ancestry.js';
+import { evolveSchema, type SchemaEvolution, type SchemaEvolutionChange } from '../iceberg/schema-evolution.js';
+import { schemaUpdate, type SchemaUpdate } from '../iceberg/schema-update.js';
+import { currentSchema, defaultSpec } from '../iceberg/snapshot-ancestry.js';
 import type { TableMetadata } from '../iceberg/table-metadata.js';
+import { schemaToJson } from '../iceberg/type-json.js';
+import type { Schema } from '../iceberg/types.js';
 import { commitSnapshot, type SnapshotCommitResult, type WriteMode } from '../table/commit-snapshot.js';
 import { dataLocation } from '../table/locations.js';
-import { writeDataFiles } from '../write/data-file-writer.js';
+import { writePartitionedDataFiles } from '../write/partitioned-data-file-writer.js';
 import type { DuckDbSession } from '../duckdb/session.js';
-import { describeFlow, projectNewTable, projectOntoTable, type FlowOutput } from './flow-output.js';
+import { describeFlow, projectEvolved, projectNewTable, projectOntoTable, type FlowOutput } from './flow-output.js';
+
+/** Table property: evolve the table's schema to take a flow's new columns and wider types. */
+export const AUTO_EVOLVE_PROPERTY = 'thund.schema.auto-evolve';
+const AUTO_EVOLVE_DEFAULT = true;
+/** A concurrent schema change between our evolution and its commit: evolve again from the new schema. */
+const SCHEMA_COMMIT_ATTEMPTS = 3;
 
 export interface FlowRunRequest {
   readonly session: DuckDbSession;
@@ -32,12 +46,20 @@ export interface FlowRunResult extends SnapshotCommitResult {
   readonly flowName: string;
   readonly created: boolean;
   readonly dataFiles: readonly DataFile[];
+  /** Columns added and types widened in the table's schema by this run (empty when none). */
+  readonly schemaChanges: readonly SchemaEvolutionChange[];
+  /** Optional table columns the flow did not produce; written as nulls. */
+  readonly absentColumns: readonly string[];
 }
 
 interface Target {
   readonly metadata: TableMetadata;
   readonly create: boolean;
   readonly query: string;
+  /** The schema the data files are written with (the evolved one when the schema changes). */
+  readonly schema: Schema;
+  readonly schemaUpdate?: SchemaUpdate;
+  readonly evolution?: SchemaEvolution;
 }
 
 export async function runFlow(request: FlowRunRequest): Promise<FlowRunResult> {
@@ -52,28 +74,52 @@ export async function runFlow(request: FlowRunRequest): Promise<FlowRunResult> {
 }
 
 async function writeAndCommit(request: FlowRunRequest, output: FlowOutput): Promise<FlowRunResult> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await writeAndCommitOnce(request, output);
+    } catch (error) {
+      if (!(error instanceof SchemaRaceError)) throw error;
+      if (attempt >= SCHEMA_COMMIT_ATTEMPTS) {
+        const table = formatIdentifier(request.target);
+        throw new CommitConflictError(
+          `Flow "${request.flowName}": the schema of ${table} kept changing under concurrent writers; nothing was written, run again (${error.message})`,
+          { cause: error.cause, retryable: false, context: { flow: request.flowName, table } },
+        );
+      }
+    }
+  }
+}
+
+async function writeAndCommitOnce(request: FlowRunRequest, output: FlowOutput): Promise<FlowRunResult> {
   const target = await resolveTarget(request, output);
-  const schema = currentSchema(target.metadata);
-  const dataFiles = await writeDataFiles({
+  const dataFiles = await writePartitionedDataFiles({
     session: request.session,
     query: target.query,
-    schema,
-    specId: target.metadata.defaultSpecId,
+    schema: target.schema,
+    spec: defaultSpec(target.metadata),
     dataLocation: dataLocation(target.metadata),
     io: request.io,
     properties: target.metadata.properties,
     writerName: `flow "${request.flowName}"`,
   });
   try {
+    const metadata = await commitEvolvedSchema(request, target);
     const result = await commitSnapshot({
       catalog: request.catalog,
       identifier: request.target,
-      base: { metadata: target.metadata, io: request.io, create: target.create },
+      base: { metadata, io: request.io, create: target.create },
       mode: request.mode,
       addedFiles: dataFiles,
       summaryProperties: request.summaryProperties,
     });
-    return { ...result, flowName: request.flowName, created: target.create, dataFiles };
+    return {
+      ...result,
+      flowName: request.flowName,
+      created: target.create,
+      dataFiles,
+      schemaChanges: target.evolution?.changes ?? [],
+      absentColumns: target.evolution?.absentColumns ?? [],
+    };
   } catch (error) {
     if (!(error instanceof CommitStateUnknownError)) {
       await Promise.all(dataFiles.map((file) => request.io.delete(file.filePath).catch(() => undefined)));
@@ -82,17 +128,91 @@ async function writeAndCommit(request: FlowRunRequest, output: FlowOutput): Prom
   }
 }
 
+/** The schema commit lost a race: the files written for it are gone; evolve again from the new schema. */
+class SchemaRaceError extends Error {
+  constructor(override readonly cause: CommitConflictError) {
+    super(cause.message);
+  }
+}
+
+/**
+ * Commits the evolved schema on its own, right before the snapshot, and returns the metadata the
+ * snapshot builds on. The data files already carry the new field ids; the requirements
+ * (assert-current-schema-id, assert-last-assigned-field-id) guarantee those ids are the ones the
+ * table records. Committing it in the snapshot's own commit needs commitSnapshot to take extra
+ * updates and requirements (reported to its owner); until then a failed snapshot commit leaves
+ * the added optional columns in place, which loses nothing and the next run reuses them.
+ */
+async function commitEvolvedSchema(request: FlowRunRequest, target: Target): Promise<TableMetadata> {
+  const update = target.schemaUpdate;
+  if (update === undefined || update.updates.length === 0) return target.metadata;
+  const requirements = [{ type: 'assert-table-uuid' as const, uuid: target.metadata.tableUuid }, ...update.requirements];
+  try {
+    return (await request.catalog.commitTable(request.target, requirements, update.updates)).metadata;
+  } catch (error) {
+    if (error instanceof CommitConflictError) throw new SchemaRaceError(error);
+    if (!(error instanceof CommitStateUnknownError)) throw error;
+    const reloaded = await loadIfExists(request.catalog, request.target);
+    if (reloaded !== undefined && landedSchema(reloaded, update.schema)) return reloaded;
+    throw new CommitConflictError(
+      `Flow "${request.flowName}": the schema change of ${formatIdentifier(request.target)} has an unknown outcome and is not visible; nothing was written, run again`,
+      { cause: error, retryable: false, context: { flow: request.flowName, table: formatIdentifier(request.target) } },
+    );
+  }
+}
+
+function landedSchema(metadata: TableMetadata, schema: Schema): boolean {
+  const current = currentSchema(metadata);
+  const text = (s: Schema): string => JSON.stringify(schemaToJson({ ...s, schemaId: 0 }));
+  return current.schemaId === schema.schemaId && text(current) === text(schema);
+}
+
 async function resolveTarget(request: FlowRunRequest, output: FlowOutput): Promise<Target> {
   const existing = await loadIfExists(request.catalog, request.target);
   if (existing !== undefined) {
-    return { metadata: existing, create: false, query: projectOntoTable(output, projectionOnto(request, existing, output)) };
+    if (!autoEvolve(request, existing)) {
+      const query = projectOntoTable(output, projectionOnto(request, existing, output));
+      return { metadata: existing, create: false, query, schema: currentSchema(existing) };
+    }
+    const evolution = evolveOnto(request, existing, output);
+    const update = schemaUpdate(existing, evolution.fields);
+    const query = projectEvolved(output, evolution.columns);
+    return { metadata: existing, create: false, query, schema: update.schema, schemaUpdate: update, evolution };
   }
   const { fields } = assignFreshIds(output.fields);
   const metadata = await request.catalog.stageCreateTable(request.target, {
     schema: { schemaId: 0, identifierFieldIds: [], fields },
     properties: request.tableProperties,
   });
-  return { metadata, create: true, query: projectNewTable(output, currentSchema(metadata).fields) };
+  const schema = currentSchema(metadata);
+  return { metadata, create: true, query: projectNewTable(output, schema.fields), schema };
+}
+
+/**
+ * The pipeline's table properties say what the user wants now, so they win over the value stored
+ * in the table (stored only when the pipeline created it).
+ */
+function autoEvolve(request: FlowRunRequest, table: TableMetadata): boolean {
+  const value = request.tableProperties[AUTO_EVOLVE_PROPERTY] ?? table.properties[AUTO_EVOLVE_PROPERTY];
+  if (value === undefined) return AUTO_EVOLVE_DEFAULT;
+  const normalized = value.trim().toLowerCase();
+  if (normalized === 'true' || normalized === 'false') return normalized === 'true';
+  throw new InvalidInputError(`Table ${formatIdentifier(request.target)}: property ${AUTO_EVOLVE_PROPERTY} must be true or false, got "${value}"`, {
+    context: { table: formatIdentifier(request.target), property: AUTO_EVOLVE_PROPERTY },
+  });
+}
+
+function evolveOnto(request: FlowRunRequest, table: TableMetadata, output: FlowOutput): SchemaEvolution {
+  const name = formatIdentifier(request.target);
+  try {
+    return evolveSchema({ table: name, fields: currentSchema(table).fields, lastColumnId: table.lastColumnId, incoming: output.fields });
+  } catch (error) {
+    if (!(error instanceof SchemaMismatchError)) throw error;
+    throw new SchemaMismatchError(`Flow "${request.flowName}" cannot write to ${name}: ${error.message}`, {
+      cause: error,
+      context: { ...error.context, flow: request.flowName },
+    });
+  }
 }
 
 async function loadIfExists(catalog: Catalog, identifier: TableIdentifier): Promise<TableMetadata | undefined> {
