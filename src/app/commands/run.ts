@@ -5,6 +5,7 @@
 import { formatIdentifier } from '../../../catalog/catalog.js';
 import { createParquetSourceConnector } from '../../../connectors/parquet/parquet-source.js';
 import { runPipeline } from '../../engine/run-pipeline.js';
+import { typeText, type SchemaEvolutionChange } from '../../iceberg/schema-evolution.js';
 import { loadPipelineSpec } from '../../pipeline/spec.js';
 import { openCatalog, type CatalogOverrides } from '../open-catalog.js';
 
@@ -21,6 +22,9 @@ export async function runCommand(specPath: string, options: CatalogOverrides, pr
           `${summary.operation} snapshot ${result.snapshot.snapshotId}, ${summary['added-records'] ?? '0'} rows in ` +
           `${result.dataFiles.length} data file(s); table now has ${summary['total-records'] ?? '?'} rows`,
       );
+      // Shown so a misspelt column in the flow's SQL is noticed: it would otherwise become a new column.
+      for (const change of result.schemaChanges) print(`  schema: ${describeChange(change)}`);
+      if (result.absentColumns.length > 0) print(`  schema: no value for ${result.absentColumns.join(', ')} (written as null)`);
     }
     print(opened.description);
   } finally {
@@ -30,4 +34,11 @@ export async function runCommand(specPath: string, options: CatalogOverrides, pr
       await opened.close();
     }
   }
+}
+
+function describeChange(change: SchemaEvolutionChange): string {
+  const column = change.path.join('.');
+  return change.kind === 'add-column'
+    ? `added column ${column} ${typeText(change.type)} (field id ${change.fieldId})`
+    : `widened ${column} from ${typeText(change.from)} to ${typeText(change.to)}`;
 }
