@@ -1,15 +1,18 @@
 /**
- * Produces one snapshot (append or full overwrite) and commits it through the catalog with
+ * Produces one snapshot (append, full overwrite, or a row delta: added data and delete files
+ * and removed data files) and commits it through the catalog with
  * optimistic concurrency (spec §7.1): the snapshot id and the manifest of added files are fixed
  * across attempts; a 409 refreshes the base and rebuilds only the manifest list; an unknown
  * outcome never deletes anything and looks for our snapshot id before giving up. Our snapshot id
  * found in a reloaded table means an earlier attempt landed, whatever its answer said; our files
- * are removed only when the table is seen without it.
+ * are removed only when the table is seen without it. A row delta is revalidated whenever the
+ * table moved between attempts (RowDelta.validate) and refused rather than committed on a base
+ * where it would be wrong.
  */
 import { randomUUID } from 'node:crypto';
 import type { Catalog, LoadedTable, TableIdentifier } from '../../catalog/catalog.js';
 import { formatIdentifier } from '../../catalog/catalog.js';
-import { CommitConflictError, CommitStateUnknownError, NoSuchTableError } from '../errors.js';
+import { CommitConflictError, CommitStateUnknownError, InvalidInputError, NoSuchTableError } from '../errors.js';
 import type { DataFile, ManifestFile } from '../iceberg/data-file.js';
 import type { FileIO } from '../iceberg/file-io.js';
 import { writeManifestList } from '../iceberg/manifest-list.js';
@@ -23,17 +26,22 @@ import { manifestListLocation } from './locations.js';
 import { manifestsOf } from './scan.js';
 import { settle, writeAddedManifest, type PendingManifest } from './pending-manifests.js';
 import { backoffMs, retryPolicy } from './retry-policy.js';
+import { ManifestRewrites, writeRowDeltaManifests, type RowDelta } from './row-delta.js';
 import { planOverwrite, summaryFor, type RemovedSet } from './snapshot-changes.js';
 
 export type WriteMode = 'append' | 'overwrite';
+export type CommitMode = WriteMode | 'row-delta';
 
 export interface SnapshotCommitRequest {
   readonly catalog: Catalog;
   readonly identifier: TableIdentifier;
   /** The table as loaded; for a table this commit creates, its staged metadata (`create: true`). */
   readonly base: { readonly metadata: TableMetadata; readonly io: FileIO; readonly create: boolean };
-  readonly mode: WriteMode;
+  readonly mode: CommitMode;
+  /** Data files of an append or overwrite; a row delta carries its files in `rowDelta`. */
   readonly addedFiles: readonly DataFile[];
+  /** Required for mode 'row-delta'. */
+  readonly rowDelta?: RowDelta;
   /** Extra snapshot summary properties (engine name, source positions, …). */
   readonly summaryProperties?: Readonly<Record<string, string>>;
 }
@@ -50,7 +58,17 @@ export async function commitSnapshot(request: SnapshotCommitRequest): Promise<Sn
   const snapshotId = newSnapshotId(metadata.snapshots.map((snapshot) => snapshot.snapshotId));
   const commitId = randomUUID();
   const context = { io, metadata, snapshotId, commitId };
-  const added: PendingManifest[] = request.addedFiles.length > 0 ? [await writeAddedManifest(context, request.addedFiles, 0)] : [];
+  const rowDelta = rowDeltaOf(request);
+  const rewrites = new ManifestRewrites();
+  const added: PendingManifest[] =
+    rowDelta !== undefined
+      ? await writeRowDeltaManifests(context, rowDelta)
+      : request.addedFiles.length > 0
+        ? [await writeAddedManifest(context, request.addedFiles, 0)]
+        : [];
+  const addedFiles = rowDelta === undefined ? request.addedFiles : [...rowDelta.addedDataFiles, ...rowDelta.addedDeleteFiles];
+  const ownManifests = (removedSet: RemovedSet | undefined): string[] =>
+    [...added, ...(removedSet?.manifests ?? []), ...rewrites.written()].map((pending) => pending.file.manifestPath);
   const manifestLists: string[] = [];
   const policy = retryPolicy(metadata.properties);
   const started = Date.now();
@@ -60,6 +78,13 @@ export async function commitSnapshot(request: SnapshotCommitRequest): Promise<Sn
     const parent = snapshotForRef(metadata, MAIN_BRANCH);
     if (request.mode === 'overwrite') {
       removed = await planOverwrite({ ...context, metadata }, parent, removed, attempt);
+    } else if (rowDelta !== undefined) {
+      try {
+        removed = await rewrites.plan({ ...context, metadata }, parent, rowDelta.removedDataFiles);
+      } catch (error) {
+        await deleteQuietly(io, [...ownManifests(removed), ...manifestLists]);
+        throw error;
+      }
     }
     const sequenceNumber = metadata.lastSequenceNumber + 1n;
     const manifests: ManifestFile[] = [
@@ -85,7 +110,7 @@ export async function commitSnapshot(request: SnapshotCommitRequest): Promise<Sn
       sequenceNumber,
       timestampMs: BigInt(Math.max(Date.now(), Number(metadata.lastUpdatedMs))),
       manifestList,
-      summary: summaryFor(request.mode, request.addedFiles, removed, parent, request.summaryProperties),
+      summary: summaryFor(request.mode, addedFiles, removed, parent, request.summaryProperties),
       schemaId: metadata.currentSchemaId,
       ...(firstRowId === undefined ? {} : { firstRowId, addedRows: list.addedRows ?? 0n }),
     };
@@ -95,7 +120,9 @@ export async function commitSnapshot(request: SnapshotCommitRequest): Promise<Sn
         requirementsFor(request.base.create, metadata),
         [...(request.base.create ? updatesForCreate(metadata) : []), ...snapshotUpdates(snapshot)],
       );
-      await deleteQuietly(io, manifestLists.filter((path) => path !== manifestList));
+      const used = new Set((removed?.manifests ?? []).map((pending) => pending.file.manifestPath));
+      const unusedRewrites = rewrites.written().map((pending) => pending.file.manifestPath).filter((path) => !used.has(path));
+      await deleteQuietly(io, [...manifestLists.filter((path) => path !== manifestList), ...unusedRewrites]);
       return { table, snapshot, attempts: attempt + 1 };
     } catch (error) {
       const retry = attempt + 1;
@@ -117,7 +144,7 @@ export async function commitSnapshot(request: SnapshotCommitRequest): Promise<Sn
           const found = await lookForSnapshot(request, snapshotId);
           if (found.state === 'committed') return await landed(io, found, manifestLists, attempt);
           if (found.state === 'absent' || found.state === 'missing-table') {
-            await deleteQuietly(io, [...ownManifests(added, removed), ...manifestLists]);
+            await deleteQuietly(io, [...ownManifests(removed), ...manifestLists]);
           }
           throw conflictMessage(request, error);
         }
@@ -126,15 +153,25 @@ export async function commitSnapshot(request: SnapshotCommitRequest): Promise<Sn
         const ours = snapshotById(reloaded.metadata, snapshotId);
         if (ours !== undefined) return await landed(io, { state: 'committed', table: reloaded, snapshot: ours }, manifestLists, attempt);
       }
+      const attemptBase = metadata;
       metadata = reloaded.metadata;
       if (metadata.tableUuid !== request.base.metadata.tableUuid) {
-        await deleteQuietly(io, [...ownManifests(added, removed), ...manifestLists]);
+        await deleteQuietly(io, [...ownManifests(removed), ...manifestLists]);
         throw new CommitConflictError(`Table ${formatIdentifier(request.identifier)} was replaced by another table during the commit`, {
           retryable: false,
         });
       }
+      if (rowDelta !== undefined && mainSnapshotId(metadata) !== mainSnapshotId(attemptBase)) {
+        try {
+          await rowDelta.validate(attemptBase, metadata);
+        } catch (refusal) {
+          // Our snapshot is not in the reloaded table (checked above): nothing references our manifests.
+          await deleteQuietly(io, [...ownManifests(removed), ...manifestLists]);
+          throw refusal;
+        }
+      }
       if (request.mode === 'overwrite' && mainSnapshotId(metadata) !== baseMainId) {
-        await deleteQuietly(io, [...ownManifests(added, removed), ...manifestLists]);
+        await deleteQuietly(io, [...ownManifests(removed), ...manifestLists]);
         throw new CommitConflictError(
           `Table ${formatIdentifier(request.identifier)} changed while it was being overwritten; nothing was committed, run again`,
           { retryable: false },
@@ -176,8 +213,12 @@ async function landed(
   return { table: found.table, snapshot: found.snapshot, attempts: attempt + 1 };
 }
 
-function ownManifests(added: readonly PendingManifest[], removed: RemovedSet | undefined): string[] {
-  return [...added, ...(removed?.manifests ?? [])].map((pending) => pending.file.manifestPath);
+function rowDeltaOf(request: SnapshotCommitRequest): RowDelta | undefined {
+  if (request.mode !== 'row-delta') return undefined;
+  if (request.rowDelta === undefined || request.addedFiles.length > 0 || request.base.create) {
+    throw new InvalidInputError('A row-delta commit needs an existing table and carries its files in rowDelta only');
+  }
+  return request.rowDelta;
 }
 
 function requirementsFor(create: boolean, metadata: TableMetadata): TableRequirement[] {

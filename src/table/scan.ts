@@ -1,6 +1,6 @@
 /**
- * Scan planning over our own manifests: which data files are live in a snapshot.
- * (Delete application comes with row-level operations.)
+ * Scan planning over our own manifests: which data files are live in a snapshot. Which delete
+ * files apply to them is delete-planning.ts; the rows themselves, deletes applied, table-rows.ts.
  */
 import { IcebergFormatError } from '../errors.js';
 import { ManifestContent, ManifestEntryStatus, type DataFile, type ManifestEntry, type ManifestFile } from '../iceberg/data-file.js';

@@ -1,6 +1,6 @@
 /**
  * What a snapshot changes relative to its parent: the entries a full overwrite removes, and the
- * summary counters (spec §1.2) of the result.
+ * summary counters (spec §1.2) and operation of the result.
  */
 import {
   DataFileContent,
@@ -10,7 +10,7 @@ import {
   type ManifestFile,
 } from '../iceberg/data-file.js';
 import { buildSummary, type SummaryCounts } from '../iceberg/snapshot-summary.js';
-import type { Snapshot, SnapshotSummary } from '../iceberg/table-metadata.js';
+import type { Snapshot, SnapshotOperation, SnapshotSummary } from '../iceberg/table-metadata.js';
 import { writeDeletedManifest, type ManifestWriteContext, type PendingManifest } from './pending-manifests.js';
 import { liveEntriesOf, manifestsOf } from './scan.js';
 
@@ -55,7 +55,7 @@ export async function planOverwrite(
 }
 
 export function summaryFor(
-  mode: 'append' | 'overwrite',
+  mode: 'append' | 'overwrite' | 'row-delta',
   added: readonly DataFile[],
   removed: RemovedSet | undefined,
   parent: Snapshot | undefined,
@@ -64,13 +64,21 @@ export function summaryFor(
   const removedFiles = removed?.files ?? [];
   const changed = added.length + removedFiles.length > 0;
   return buildSummary({
-    operation: mode,
+    operation: mode === 'row-delta' ? rowDeltaOperation(added, removedFiles) : mode,
     added: countsOf(added),
     removed: countsOf(removedFiles),
     ...(parent === undefined ? {} : { previous: parent.summary }),
     ...(changed ? { changedPartitionCount: countPartitions([...added, ...removedFiles]) } : {}),
     extra: { ...extra },
   });
+}
+
+/** As Java's row delta: only data added → append; no data added → delete; otherwise overwrite. */
+function rowDeltaOperation(added: readonly DataFile[], removed: readonly DataFile[]): SnapshotOperation {
+  const addsData = added.some((file) => file.content === DataFileContent.Data);
+  const addsDeletes = added.some((file) => file.content !== DataFileContent.Data);
+  if (addsData && !addsDeletes && removed.length === 0) return 'append';
+  return addsData ? 'overwrite' : 'delete';
 }
 
 function countsOf(files: readonly DataFile[]): SummaryCounts {

@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Spark side of bench/upsert: load the base rows into an Iceberg v2 table (untimed), then time
+`MERGE INTO` merge-on-read with the change rows. Prints one JSON line: {"merge_seconds", "rows",
+"distinct_ids", "delete_files"}.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+os.environ["TZ"] = "UTC"
+time.tzset()
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--jars", required=True)
+    parser.add_argument("--warehouse", required=True, help="local folder for Spark's Hadoop catalog")
+    parser.add_argument("--base", required=True, help="Parquet file of the table's rows")
+    parser.add_argument("--changes", required=True, help="Parquet file of the upsert rows")
+    parser.add_argument("--bucket", type=int, default=0, help="partition by bucket(N, id); 0 = unpartitioned")
+    parser.add_argument("--driver-memory", default="6g")
+    args = parser.parse_args(argv)
+
+    from pyspark.sql import SparkSession
+
+    spark = (
+        SparkSession.builder.master("local[2]")
+        .appName("thund-bench-upsert")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.memory", args.driver_memory)
+        .config("spark.driver.extraJavaOptions", "-Duser.timezone=UTC")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.local.dir", os.path.join(args.warehouse, "spark-local"))
+        .config("spark.jars", args.jars)
+        .config("spark.sql.extensions", "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
+        .config("spark.sql.catalog.bench", "org.apache.iceberg.spark.SparkCatalog")
+        .config("spark.sql.catalog.bench.type", "hadoop")
+        .config("spark.sql.catalog.bench.warehouse", "file://" + os.path.abspath(args.warehouse))
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    try:
+        spark.sql(
+            "CREATE TABLE bench.db.orders (id BIGINT, customer STRING, amount DECIMAL(12,2), ordered_at TIMESTAMP, qty INT) "
+            "USING iceberg "
+            + (f"PARTITIONED BY (bucket({args.bucket}, id)) " if args.bucket > 0 else "")
+            + "TBLPROPERTIES ('format-version'='2', 'write.merge.mode'='merge-on-read', "
+            "'write.update.mode'='merge-on-read', 'write.delete.mode'='merge-on-read')"
+        )
+        spark.sql(f"INSERT INTO bench.db.orders SELECT * FROM parquet.`{args.base}`")
+        started = time.perf_counter()
+        spark.sql(
+            f"MERGE INTO bench.db.orders t USING (SELECT * FROM parquet.`{args.changes}`) s ON t.id = s.id "
+            "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *"
+        )
+        merge_seconds = time.perf_counter() - started
+        counts = spark.sql("SELECT count(*) AS n, count(DISTINCT id) AS d FROM bench.db.orders").collect()[0]
+        summary = spark.sql("SELECT summary FROM bench.db.orders.snapshots ORDER BY committed_at DESC LIMIT 1").collect()[0][0]
+        print(json.dumps({
+            "merge_seconds": merge_seconds,
+            "rows": int(counts["n"]),
+            "distinct_ids": int(counts["d"]),
+            "delete_files": int(summary.get("added-delete-files", "0")),
+        }))
+    finally:
+        spark.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

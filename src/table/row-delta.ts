@@ -1,0 +1,146 @@
+/**
+ * The manifests of a row-level commit (merge-on-read deletes, whole-file removals, copy-on-write
+ * rewrites). Added data and delete files go into manifests written once, one per content and
+ * spec, reused by every attempt (their entries inherit sequence numbers). Parent manifests that
+ * hold a removed file are rewritten per parent — removed entries DELETED, the others EXISTING with
+ * their own sequence numbers — and a rewrite is kept for as long as the parent still holds that
+ * manifest, so a retry over an append rewrites nothing again.
+ */
+import { CommitConflictError } from '../errors.js';
+import {
+  DataFileContent,
+  ManifestContent,
+  ManifestEntryStatus,
+  type DataFile,
+  type ManifestEntry,
+  type ManifestFile,
+} from '../iceberg/data-file.js';
+import { partitionType, writeManifest } from '../iceberg/manifest.js';
+import { stringifyJson } from '../iceberg/json.js';
+import { currentSchema, specById } from '../iceberg/snapshot-ancestry.js';
+import type { Snapshot, TableMetadata } from '../iceberg/table-metadata.js';
+import { schemaToJson } from '../iceberg/type-json.js';
+import { IcebergFormatError } from '../errors.js';
+import { manifestLocation } from './locations.js';
+import type { ManifestWriteContext, PendingManifest } from './pending-manifests.js';
+import { liveEntriesOf, manifestsOf } from './scan.js';
+import type { RemovedSet } from './snapshot-changes.js';
+
+export interface RowDelta {
+  readonly addedDataFiles: readonly DataFile[];
+  /** Position delete files, each in the spec and partition of the data files it deletes from. */
+  readonly addedDeleteFiles: readonly DataFile[];
+  /** Live data files this commit removes whole (every live row deleted, or rewritten elsewhere). */
+  readonly removedDataFiles: readonly DataFile[];
+  /**
+   * Called when the table moved between two attempts: throws a CommitConflictError when the
+   * commit would no longer be right on the new base (conflict-validation.ts).
+   */
+  readonly validate: (base: TableMetadata, current: TableMetadata) => Promise<void>;
+}
+
+const ADDED_INDEX = 100;
+const REWRITE_INDEX = 1000;
+
+/** Manifests of the added files, one per content and spec. */
+export async function writeRowDeltaManifests(context: ManifestWriteContext, delta: RowDelta): Promise<PendingManifest[]> {
+  const groups = new Map<string, { content: ManifestContent; specId: number; files: DataFile[] }>();
+  for (const file of [...delta.addedDataFiles, ...delta.addedDeleteFiles]) {
+    const content = file.content === DataFileContent.Data ? ManifestContent.Data : ManifestContent.Deletes;
+    const key = `${content}/${file.specId}`;
+    const group = groups.get(key) ?? { content, specId: file.specId, files: [] };
+    group.files.push(file);
+    groups.set(key, group);
+  }
+  const pending: PendingManifest[] = [];
+  let index = ADDED_INDEX;
+  for (const group of groups.values()) {
+    const entries = group.files.map((dataFile) => ({
+      status: ManifestEntryStatus.Added,
+      snapshotId: context.snapshotId,
+      sequenceNumber: null,
+      fileSequenceNumber: null,
+      dataFile,
+    }));
+    pending.push(await writeEntries(context, entries, group.content, group.specId, index++));
+  }
+  return pending;
+}
+
+/** Rewrites of parent manifests, by the parent manifest's path, shared across attempts. */
+export class ManifestRewrites {
+  private readonly byPath = new Map<string, PendingManifest>();
+  private next = REWRITE_INDEX;
+
+  /** Every manifest this commit wrote for removals, in any attempt. */
+  written(): PendingManifest[] {
+    return [...this.byPath.values()];
+  }
+
+  /** The parent's manifests with each removed file turned DELETED; a conflict when one is not live. */
+  async plan(context: ManifestWriteContext, parent: Snapshot | undefined, removed: readonly DataFile[]): Promise<RemovedSet> {
+    const wanted = new Set(removed.map((file) => file.filePath));
+    const manifests: PendingManifest[] = [];
+    const kept: ManifestFile[] = [];
+    const found = new Set<string>();
+    for (const manifest of parent === undefined ? [] : await manifestsOf(context.io, parent)) {
+      if (manifest.content !== ManifestContent.Data || wanted.size === 0) {
+        kept.push(manifest);
+        continue;
+      }
+      const entries = await liveEntriesOf(context.io, manifest);
+      const hits = entries.filter((entry) => wanted.has(entry.dataFile.filePath));
+      if (hits.length === 0) {
+        kept.push(manifest);
+        continue;
+      }
+      hits.forEach((entry) => found.add(entry.dataFile.filePath));
+      let rewrite = this.byPath.get(manifest.manifestPath);
+      if (rewrite === undefined) {
+        const rewritten: ManifestEntry[] = entries.map((entry) =>
+          wanted.has(entry.dataFile.filePath)
+            ? { ...entry, status: ManifestEntryStatus.Deleted, snapshotId: context.snapshotId }
+            : { ...entry, status: ManifestEntryStatus.Existing },
+        );
+        rewrite = await writeEntries(context, rewritten, ManifestContent.Data, manifest.partitionSpecId, this.next++);
+        this.byPath.set(manifest.manifestPath, rewrite);
+      }
+      manifests.push(rewrite);
+    }
+    const missing = removed.find((file) => !found.has(file.filePath));
+    if (missing !== undefined) {
+      throw new CommitConflictError(`Data file ${missing.filePath} was removed by a concurrent commit; nothing was committed, run again`, {
+        retryable: false,
+        context: { file: missing.filePath },
+      });
+    }
+    return { manifests, kept, files: removed };
+  }
+}
+
+async function writeEntries(
+  context: ManifestWriteContext,
+  entries: readonly ManifestEntry[],
+  content: ManifestContent,
+  specId: number,
+  index: number,
+): Promise<PendingManifest> {
+  const { metadata } = context;
+  const schema = currentSchema(metadata);
+  const spec = specById(metadata, specId);
+  if (spec === undefined) throw new IcebergFormatError(`Table metadata has no partition spec ${specId}`, { context: { specId } });
+  const written = writeManifest({
+    entries,
+    spec,
+    partitionType: partitionType(spec, schema),
+    schema,
+    schemaJsonText: stringifyJson(schemaToJson(schema)),
+    formatVersion: metadata.formatVersion === 3 ? 3 : 2,
+    content,
+    snapshotId: context.snapshotId,
+  });
+  const path = manifestLocation(metadata, context.commitId, index);
+  await context.io.writeNew(path, written.bytes);
+  const { minDataSequenceNumber, ...file } = written.summary;
+  return { file: { ...file, manifestPath: path, manifestLength: BigInt(written.bytes.byteLength) }, minDataSequenceNumber };
+}
