@@ -64,6 +64,17 @@ export class NoSuchNamespaceError extends ThundError {
   }
 }
 
+/**
+ * Another writer changed the table's schema while a commit that also changes it was in flight:
+ * the change must be recomputed from the new schema (not retried as it is).
+ */
+export class ConcurrentSchemaChangeError extends CommitConflictError {
+  constructor(message: string, options: ThundErrorOptions = {}) {
+    super(message, { ...options, retryable: false });
+    this.name = 'ConcurrentSchemaChangeError';
+  }
+}
+
 /** A namespace cannot be dropped while it holds tables, views or child namespaces. */
 export class NamespaceNotEmptyError extends ThundError {
   constructor(message: string, options: ThundErrorOptions = {}) {

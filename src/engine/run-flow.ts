@@ -4,11 +4,18 @@
  * commit one snapshot. With the table property
  * `thund.schema.auto-evolve` (default true) the table's schema evolves to take new columns and
  * widened types (schema-evolution.ts); with it false the output must fit the schema as it is.
- * A failure before the commit leaves the catalog untouched and removes the data files it wrote;
- * an evolved schema is committed just before the snapshot (see commitEvolvedSchema).
+ * An evolved schema is committed in the same commit as the snapshot. A failure before the commit
+ * leaves the catalog untouched and removes the data files it wrote.
  */
-import { formatIdentifier, type Catalog, type TableIdentifier } from '../../catalog/catalog.js';
-import { CommitConflictError, CommitStateUnknownError, InvalidInputError, NoSuchTableError, SchemaMismatchError } from '../errors.js';
+import { formatIdentifier, type Catalog, type LoadedTable, type TableIdentifier } from '../../catalog/catalog.js';
+import {
+  CommitConflictError,
+  CommitStateUnknownError,
+  ConcurrentSchemaChangeError,
+  InvalidInputError,
+  NoSuchTableError,
+  SchemaMismatchError,
+} from '../errors.js';
 import type { DataFile } from '../iceberg/data-file.js';
 import type { FileIO } from '../iceberg/file-io.js';
 import { assignFreshIds, checkWriteCompatible, type ColumnProjection } from '../iceberg/schema.js';
@@ -16,7 +23,6 @@ import { evolveSchema, type SchemaEvolution, type SchemaEvolutionChange } from '
 import { schemaUpdate, type SchemaUpdate } from '../iceberg/schema-update.js';
 import { currentSchema, defaultSpec } from '../iceberg/snapshot-ancestry.js';
 import type { TableMetadata } from '../iceberg/table-metadata.js';
-import { schemaToJson } from '../iceberg/type-json.js';
 import type { Schema } from '../iceberg/types.js';
 import { commitSnapshot, type SnapshotCommitResult, type WriteMode } from '../table/commit-snapshot.js';
 import { dataLocation } from '../table/locations.js';
@@ -54,6 +60,7 @@ export interface FlowRunResult extends SnapshotCommitResult {
 
 interface Target {
   readonly metadata: TableMetadata;
+  readonly io: FileIO;
   readonly create: boolean;
   readonly query: string;
   /** The schema the data files are written with (the evolved one when the schema changes). */
@@ -78,12 +85,12 @@ async function writeAndCommit(request: FlowRunRequest, output: FlowOutput): Prom
     try {
       return await writeAndCommitOnce(request, output);
     } catch (error) {
-      if (!(error instanceof SchemaRaceError)) throw error;
+      if (!(error instanceof ConcurrentSchemaChangeError)) throw error;
       if (attempt >= SCHEMA_COMMIT_ATTEMPTS) {
         const table = formatIdentifier(request.target);
         throw new CommitConflictError(
           `Flow "${request.flowName}": the schema of ${table} kept changing under concurrent writers; nothing was written, run again (${error.message})`,
-          { cause: error.cause, retryable: false, context: { flow: request.flowName, table } },
+          { cause: error, retryable: false, context: { flow: request.flowName, table } },
         );
       }
     }
@@ -98,19 +105,19 @@ async function writeAndCommitOnce(request: FlowRunRequest, output: FlowOutput): 
     schema: target.schema,
     spec: defaultSpec(target.metadata),
     dataLocation: dataLocation(target.metadata),
-    io: request.io,
+    io: target.io,
     properties: target.metadata.properties,
     writerName: `flow "${request.flowName}"`,
   });
   try {
-    const metadata = await commitEvolvedSchema(request, target);
     const result = await commitSnapshot({
       catalog: request.catalog,
       identifier: request.target,
-      base: { metadata, io: request.io, create: target.create },
+      base: { metadata: target.metadata, io: target.io, create: target.create },
       mode: request.mode,
       addedFiles: dataFiles,
       summaryProperties: request.summaryProperties,
+      ...(target.schemaUpdate === undefined ? {} : { schemaChange: target.schemaUpdate }),
     });
     return {
       ...result,
@@ -122,62 +129,25 @@ async function writeAndCommitOnce(request: FlowRunRequest, output: FlowOutput): 
     };
   } catch (error) {
     if (!(error instanceof CommitStateUnknownError)) {
-      await Promise.all(dataFiles.map((file) => request.io.delete(file.filePath).catch(() => undefined)));
+      await Promise.all(dataFiles.map((file) => target.io.delete(file.filePath).catch(() => undefined)));
     }
     throw error;
   }
 }
 
-/** The schema commit lost a race: the files written for it are gone; evolve again from the new schema. */
-class SchemaRaceError extends Error {
-  constructor(override readonly cause: CommitConflictError) {
-    super(cause.message);
-  }
-}
-
-/**
- * Commits the evolved schema on its own, right before the snapshot, and returns the metadata the
- * snapshot builds on. The data files already carry the new field ids; the requirements
- * (assert-current-schema-id, assert-last-assigned-field-id) guarantee those ids are the ones the
- * table records. Committing it in the snapshot's own commit needs commitSnapshot to take extra
- * updates and requirements (reported to its owner); until then a failed snapshot commit leaves
- * the added optional columns in place, which loses nothing and the next run reuses them.
- */
-async function commitEvolvedSchema(request: FlowRunRequest, target: Target): Promise<TableMetadata> {
-  const update = target.schemaUpdate;
-  if (update === undefined || update.updates.length === 0) return target.metadata;
-  const requirements = [{ type: 'assert-table-uuid' as const, uuid: target.metadata.tableUuid }, ...update.requirements];
-  try {
-    return (await request.catalog.commitTable(request.target, requirements, update.updates)).metadata;
-  } catch (error) {
-    if (error instanceof CommitConflictError) throw new SchemaRaceError(error);
-    if (!(error instanceof CommitStateUnknownError)) throw error;
-    const reloaded = await loadIfExists(request.catalog, request.target);
-    if (reloaded !== undefined && landedSchema(reloaded, update.schema)) return reloaded;
-    throw new CommitConflictError(
-      `Flow "${request.flowName}": the schema change of ${formatIdentifier(request.target)} has an unknown outcome and is not visible; nothing was written, run again`,
-      { cause: error, retryable: false, context: { flow: request.flowName, table: formatIdentifier(request.target) } },
-    );
-  }
-}
-
-function landedSchema(metadata: TableMetadata, schema: Schema): boolean {
-  const current = currentSchema(metadata);
-  const text = (s: Schema): string => JSON.stringify(schemaToJson({ ...s, schemaId: 0 }));
-  return current.schemaId === schema.schemaId && text(current) === text(schema);
-}
-
 async function resolveTarget(request: FlowRunRequest, output: FlowOutput): Promise<Target> {
-  const existing = await loadIfExists(request.catalog, request.target);
-  if (existing !== undefined) {
+  const loaded = await loadIfExists(request.catalog, request.target);
+  if (loaded !== undefined) {
+    // The loaded table's FileIO: it carries the catalog's vended credentials, if any.
+    const { metadata: existing, io } = loaded;
     if (!autoEvolve(request, existing)) {
       const query = projectOntoTable(output, projectionOnto(request, existing, output));
-      return { metadata: existing, create: false, query, schema: currentSchema(existing) };
+      return { metadata: existing, io, create: false, query, schema: currentSchema(existing) };
     }
     const evolution = evolveOnto(request, existing, output);
     const update = schemaUpdate(existing, evolution.fields);
     const query = projectEvolved(output, evolution.columns);
-    return { metadata: existing, create: false, query, schema: update.schema, schemaUpdate: update, evolution };
+    return { metadata: existing, io, create: false, query, schema: update.schema, schemaUpdate: update, evolution };
   }
   const { fields } = assignFreshIds(output.fields);
   const metadata = await request.catalog.stageCreateTable(request.target, {
@@ -185,7 +155,7 @@ async function resolveTarget(request: FlowRunRequest, output: FlowOutput): Promi
     properties: request.tableProperties,
   });
   const schema = currentSchema(metadata);
-  return { metadata, create: true, query: projectNewTable(output, schema.fields), schema };
+  return { metadata, io: request.io, create: true, query: projectNewTable(output, schema.fields), schema };
 }
 
 /**
@@ -215,9 +185,9 @@ function evolveOnto(request: FlowRunRequest, table: TableMetadata, output: FlowO
   }
 }
 
-async function loadIfExists(catalog: Catalog, identifier: TableIdentifier): Promise<TableMetadata | undefined> {
+async function loadIfExists(catalog: Catalog, identifier: TableIdentifier): Promise<LoadedTable | undefined> {
   try {
-    return (await catalog.loadTable(identifier)).metadata;
+    return await catalog.loadTable(identifier);
   } catch (error) {
     if (error instanceof NoSuchTableError) return undefined;
     throw error;

@@ -12,11 +12,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Catalog, LoadedTable, TableIdentifier } from '../../catalog/catalog.js';
 import { formatIdentifier } from '../../catalog/catalog.js';
-import { CommitConflictError, CommitStateUnknownError, InvalidInputError, NoSuchTableError } from '../errors.js';
+import { CommitConflictError, CommitStateUnknownError, ConcurrentSchemaChangeError, InvalidInputError, NoSuchTableError } from '../errors.js';
 import type { DataFile, ManifestFile } from '../iceberg/data-file.js';
 import type { FileIO } from '../iceberg/file-io.js';
 import { writeManifestList } from '../iceberg/manifest-list.js';
-import { updatesForCreate } from '../iceberg/metadata-builder.js';
+import { applyUpdates, updatesForCreate } from '../iceberg/metadata-builder.js';
 import type { TableRequirement } from '../iceberg/requirements.js';
 import { snapshotById, snapshotForRef } from '../iceberg/snapshot-ancestry.js';
 import { newSnapshotId } from '../iceberg/snapshot-id.js';
@@ -24,7 +24,7 @@ import { MAIN_BRANCH, type Snapshot, type TableMetadata } from '../iceberg/table
 import type { TableUpdate } from '../iceberg/updates.js';
 import { manifestListLocation } from './locations.js';
 import { manifestsOf } from './scan.js';
-import { settle, writeAddedManifest, type PendingManifest } from './pending-manifests.js';
+import { settle, writeAddedManifests, type PendingManifest } from './pending-manifests.js';
 import { backoffMs, retryPolicy } from './retry-policy.js';
 import { ManifestRewrites, writeRowDeltaManifests, type RowDelta } from './row-delta.js';
 import { planOverwrite, summaryFor, type RemovedSet } from './snapshot-changes.js';
@@ -44,6 +44,12 @@ export interface SnapshotCommitRequest {
   readonly rowDelta?: RowDelta;
   /** Extra snapshot summary properties (engine name, source positions, …). */
   readonly summaryProperties?: Readonly<Record<string, string>>;
+  /**
+   * Metadata changes committed atomically with the snapshot, applied before it (an evolved
+   * schema: the data files already carry its field ids). A concurrent schema change refuses the
+   * commit with ConcurrentSchemaChangeError, so the caller recomputes the change.
+   */
+  readonly schemaChange?: { readonly updates: readonly TableUpdate[]; readonly requirements: readonly TableRequirement[] };
 }
 
 export interface SnapshotCommitResult {
@@ -55,16 +61,19 @@ export interface SnapshotCommitResult {
 export async function commitSnapshot(request: SnapshotCommitRequest): Promise<SnapshotCommitResult> {
   const { io } = request.base;
   let metadata = request.base.metadata;
+  const schemaChange = request.schemaChange?.updates.length === 0 ? undefined : request.schemaChange;
+  const staged = (base: TableMetadata): TableMetadata => (schemaChange === undefined ? base : applyUpdates(base, schemaChange.updates));
   const snapshotId = newSnapshotId(metadata.snapshots.map((snapshot) => snapshot.snapshotId));
   const commitId = randomUUID();
-  const context = { io, metadata, snapshotId, commitId };
+  // Manifests carry the schema the data files were written with: the changed one, if any.
+  const context = { io, metadata: staged(metadata), snapshotId, commitId };
   const rowDelta = rowDeltaOf(request);
   const rewrites = new ManifestRewrites();
   const added: PendingManifest[] =
     rowDelta !== undefined
       ? await writeRowDeltaManifests(context, rowDelta)
       : request.addedFiles.length > 0
-        ? [await writeAddedManifest(context, request.addedFiles, 0)]
+        ? await writeAddedManifests(context, request.addedFiles, 0)
         : [];
   const addedFiles = rowDelta === undefined ? request.addedFiles : [...rowDelta.addedDataFiles, ...rowDelta.addedDeleteFiles];
   const ownManifests = (removedSet: RemovedSet | undefined): string[] =>
@@ -111,14 +120,14 @@ export async function commitSnapshot(request: SnapshotCommitRequest): Promise<Sn
       timestampMs: BigInt(Math.max(Date.now(), Number(metadata.lastUpdatedMs))),
       manifestList,
       summary: summaryFor(request.mode, addedFiles, removed, parent, request.summaryProperties),
-      schemaId: metadata.currentSchemaId,
+      schemaId: staged(metadata).currentSchemaId,
       ...(firstRowId === undefined ? {} : { firstRowId, addedRows: list.addedRows ?? 0n }),
     };
     try {
       const table = await request.catalog.commitTable(
         request.identifier,
-        requirementsFor(request.base.create, metadata),
-        [...(request.base.create ? updatesForCreate(metadata) : []), ...snapshotUpdates(snapshot)],
+        [...requirementsFor(request.base.create, metadata), ...(schemaChange?.requirements ?? [])],
+        [...(request.base.create ? updatesForCreate(metadata) : []), ...(schemaChange?.updates ?? []), ...snapshotUpdates(snapshot)],
       );
       const used = new Set((removed?.manifests ?? []).map((pending) => pending.file.manifestPath));
       const unusedRewrites = rewrites.written().map((pending) => pending.file.manifestPath).filter((path) => !used.has(path));
@@ -160,6 +169,13 @@ export async function commitSnapshot(request: SnapshotCommitRequest): Promise<Sn
         throw new CommitConflictError(`Table ${formatIdentifier(request.identifier)} was replaced by another table during the commit`, {
           retryable: false,
         });
+      }
+      if (schemaChange !== undefined && (metadata.currentSchemaId !== attemptBase.currentSchemaId || metadata.lastColumnId !== attemptBase.lastColumnId)) {
+        await deleteQuietly(io, [...ownManifests(removed), ...manifestLists]);
+        throw new ConcurrentSchemaChangeError(
+          `The schema of ${formatIdentifier(request.identifier)} was changed by another writer during the commit; nothing was committed`,
+          { context: { table: formatIdentifier(request.identifier) } },
+        );
       }
       if (rowDelta !== undefined && mainSnapshotId(metadata) !== mainSnapshotId(attemptBase)) {
         try {

@@ -32,15 +32,6 @@ export interface ManifestWriteContext {
   readonly commitId: string;
 }
 
-/** The manifest of added data files that all share one partition spec. */
-export async function writeAddedManifest(
-  context: ManifestWriteContext,
-  files: readonly DataFile[],
-  index: number,
-): Promise<PendingManifest> {
-  return writeEntries(context, addedEntries(context, files), ManifestContent.Data, files[0]?.specId ?? context.metadata.defaultSpecId, index);
-}
-
 /**
  * One manifest of added data files per partition spec among `files` (a manifest holds a single
  * spec; after partition evolution a commit may add files of an old and a new spec), in spec id

@@ -88,6 +88,8 @@ describe('runFlow with schema evolution', () => {
     ]);
     expect(second.snapshot.schemaId).toBe(1);
     expect(metadata.snapshots).toHaveLength(2);
+    // One commit per run: the schema change went in with the snapshot, not before it.
+    expect(metadata.metadataLog).toHaveLength(1);
     const [newFile] = second.dataFiles;
     expect(await parquetFieldIds(newFile!.filePath)).toEqual({ id: '1:INT64', qty: '2:INT32', info: expect.stringMatching(/^3:/), a: '4:INT32', b: '5:BYTE_ARRAY', note: '6:BYTE_ARRAY' });
     const [oldFile] = first.dataFiles;
