@@ -65,7 +65,8 @@ export class NoSuchNamespaceError extends ThundError {
 }
 
 /**
- * Another writer changed the table's schema while a commit that also changes it was in flight:
+ * Another writer changed the table's schema or partition spec while a commit that also changes
+ * them was in flight:
  * the change must be recomputed from the new schema (not retried as it is).
  */
 export class ConcurrentSchemaChangeError extends CommitConflictError {

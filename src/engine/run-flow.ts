@@ -20,9 +20,14 @@ import type { DataFile } from '../iceberg/data-file.js';
 import type { FileIO } from '../iceberg/file-io.js';
 import { assignFreshIds, checkWriteCompatible, type ColumnProjection } from '../iceberg/schema.js';
 import { evolveSchema, type SchemaEvolution, type SchemaEvolutionChange } from '../iceberg/schema-evolution.js';
-import { schemaUpdate, type SchemaUpdate } from '../iceberg/schema-update.js';
+import { schemaUpdate } from '../iceberg/schema-update.js';
+import { applyUpdates } from '../iceberg/metadata-builder.js';
+import type { TableRequirement } from '../iceberg/requirements.js';
+import type { TableUpdate } from '../iceberg/updates.js';
+import type { PartitionField as PartitionTerm } from '../pipeline/ir/partition-field.js';
+import { newTablePartitionSpec, partitionSpecEvolution } from './target-partitioning.js';
 import { currentSchema, defaultSpec } from '../iceberg/snapshot-ancestry.js';
-import type { TableMetadata } from '../iceberg/table-metadata.js';
+import type { PartitionSpec, TableMetadata } from '../iceberg/table-metadata.js';
 import type { Schema } from '../iceberg/types.js';
 import { commitSnapshot, type SnapshotCommitResult, type WriteMode } from '../table/commit-snapshot.js';
 import { dataLocation } from '../table/locations.js';
@@ -46,6 +51,8 @@ export interface FlowRunRequest {
   readonly mode: WriteMode;
   readonly tableProperties: Readonly<Record<string, string>>;
   readonly summaryProperties: Readonly<Record<string, string>>;
+  /** The partitioning the table should have; undefined leaves an existing table's spec as it is. */
+  readonly partitionedBy?: readonly PartitionTerm[];
 }
 
 export interface FlowRunResult extends SnapshotCommitResult {
@@ -65,7 +72,10 @@ interface Target {
   readonly query: string;
   /** The schema the data files are written with (the evolved one when the schema changes). */
   readonly schema: Schema;
-  readonly schemaUpdate?: SchemaUpdate;
+  /** The spec the data files are written with (the evolved one when partitioning changes). */
+  readonly spec: PartitionSpec;
+  /** Schema and partition spec updates committed with the snapshot. */
+  readonly layoutChange?: { readonly updates: readonly TableUpdate[]; readonly requirements: readonly TableRequirement[] };
   readonly evolution?: SchemaEvolution;
 }
 
@@ -103,7 +113,7 @@ async function writeAndCommitOnce(request: FlowRunRequest, output: FlowOutput): 
     session: request.session,
     query: target.query,
     schema: target.schema,
-    spec: defaultSpec(target.metadata),
+    spec: target.spec,
     dataLocation: dataLocation(target.metadata),
     io: target.io,
     properties: target.metadata.properties,
@@ -117,7 +127,7 @@ async function writeAndCommitOnce(request: FlowRunRequest, output: FlowOutput): 
       mode: request.mode,
       addedFiles: dataFiles,
       summaryProperties: request.summaryProperties,
-      ...(target.schemaUpdate === undefined ? {} : { schemaChange: target.schemaUpdate }),
+      ...(target.layoutChange === undefined ? {} : { layoutChange: target.layoutChange }),
     });
     return {
       ...result,
@@ -142,20 +152,43 @@ async function resolveTarget(request: FlowRunRequest, output: FlowOutput): Promi
     const { metadata: existing, io } = loaded;
     if (!autoEvolve(request, existing)) {
       const query = projectOntoTable(output, projectionOnto(request, existing, output));
-      return { metadata: existing, io, create: false, query, schema: currentSchema(existing) };
+      return withPartitioning(request, { metadata: existing, io, create: false, query, schema: currentSchema(existing), spec: defaultSpec(existing) });
     }
     const evolution = evolveOnto(request, existing, output);
     const update = schemaUpdate(existing, evolution.fields);
     const query = projectEvolved(output, evolution.columns);
-    return { metadata: existing, io, create: false, query, schema: update.schema, schemaUpdate: update, evolution };
+    const layoutChange = update.updates.length === 0 ? undefined : { updates: update.updates, requirements: update.requirements };
+    const target: Target = { metadata: existing, io, create: false, query, schema: update.schema, spec: defaultSpec(existing), evolution };
+    return withPartitioning(request, layoutChange === undefined ? target : { ...target, layoutChange });
   }
   const { fields } = assignFreshIds(output.fields);
-  const metadata = await request.catalog.stageCreateTable(request.target, {
-    schema: { schemaId: 0, identifierFieldIds: [], fields },
-    properties: request.tableProperties,
-  });
+  const create = { schema: { schemaId: 0, identifierFieldIds: [], fields }, properties: request.tableProperties };
+  let metadata = await request.catalog.stageCreateTable(request.target, create);
+  if (request.partitionedBy !== undefined && request.partitionedBy.length > 0) {
+    const partitionSpec = newTablePartitionSpec(metadata, request.partitionedBy);
+    metadata = await request.catalog.stageCreateTable(request.target, { ...create, partitionSpec });
+  }
   const schema = currentSchema(metadata);
-  return { metadata, io: request.io, create: true, query: projectNewTable(output, schema.fields), schema };
+  return { metadata, io: request.io, create: true, query: projectNewTable(output, schema.fields), schema, spec: defaultSpec(metadata) };
+}
+
+/**
+ * Adds the partition spec evolution `partitioned_by` asks for, computed on the table as it will
+ * be after the schema change (a new column may be a partition source).
+ */
+function withPartitioning(request: FlowRunRequest, target: Target): Target {
+  if (request.partitionedBy === undefined) return target;
+  const staged = target.layoutChange === undefined ? target.metadata : applyUpdates(target.metadata, target.layoutChange.updates);
+  const evolution = partitionSpecEvolution(staged, request.partitionedBy);
+  if (evolution === undefined || evolution.updates.length === 0) return target;
+  return {
+    ...target,
+    spec: evolution.spec,
+    layoutChange: {
+      updates: [...(target.layoutChange?.updates ?? []), ...evolution.updates],
+      requirements: [...(target.layoutChange?.requirements ?? []), ...evolution.requirements],
+    },
+  };
 }
 
 /**

@@ -41,6 +41,7 @@ export async function runPipeline(request: PipelineRunRequest): Promise<FlowRunR
           target: table.identifier,
           mode: table.mode,
           tableProperties: table.properties,
+          ...(table.partitionedBy === undefined ? {} : { partitionedBy: table.partitionedBy }),
           summaryProperties: {
             'engine-name': 'thund',
             'engine-version': THUND_VERSION,

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { FieldPath, SpecProblem } from './yaml-locator.js';
 import { KEY_SEPARATOR, strictObject } from './strict-object.js';
 import { CatalogWire, StorageWire } from './connection-schema.js';
+import { PARTITION_HINT, parsePartitionField } from './ir/partition-field.js';
 
 /** Names that become SQL identifiers (DuckDB views) must not need quoting. */
 export const SQL_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -49,6 +50,16 @@ export const TableWire = strictObject(
         error: 'properties must be a mapping of property name to value',
       })
       .default({}),
+    partitioned_by: z
+      .array(z.string({ error: `a partition term must be ${PARTITION_HINT}` }).superRefine((term, context) => {
+        if (parsePartitionField(term) !== undefined) return;
+        // YAML splits `[bucket(16, id)]` at the comma: say how to write it.
+        const split = term.includes('(') && !term.includes(')') ? '; in a [...] list quote terms that contain a comma: "bucket(16, id)"' : '';
+        context.addIssue({ code: 'custom', message: `a partition term must be ${PARTITION_HINT}${split}` });
+      }), {
+        error: 'partitioned_by must be a list of partition terms, e.g. [day(ts), "bucket(16, id)"]',
+      })
+      .optional(),
   },
   'a table',
 );

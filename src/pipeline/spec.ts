@@ -21,6 +21,7 @@ import { InvalidInputError } from '../errors.js';
 import { issuesToProblems, PipelineSpecWire, SQL_IDENTIFIER, TABLE_KEY, type WriteMode } from './spec-schema.js';
 import { catalogFromWire, storageFromWire, type CatalogSpec, type StorageSpec } from './connection-spec.js';
 import { didYouMean } from './suggest.js';
+import { parsePartitionField, type PartitionField } from './ir/partition-field.js';
 import { parseYaml, type FieldPath, type SourcePosition, type SpecProblem, type YamlLocator } from './yaml-locator.js';
 
 export type { WriteMode } from './spec-schema.js';
@@ -52,6 +53,11 @@ export interface TableSpec {
   readonly identifier: SpecTableIdentifier;
   readonly mode: WriteMode;
   readonly properties: Readonly<Record<string, string>>;
+  /**
+   * Partition terms, e.g. `day(ts)`, `bucket(16, id)`; `[]` is unpartitioned. Absent: a new table
+   * is unpartitioned and an existing table keeps its spec.
+   */
+  readonly partitionedBy?: readonly PartitionField[];
   readonly origin: SpecOrigin;
 }
 
@@ -199,6 +205,7 @@ function resolve(wire: PipelineSpecWire, sourceName: string, yaml: YamlLocator):
       identifier: parseTableKey(key),
       mode: table.mode,
       properties: { ...table.properties },
+      ...(table.partitioned_by === undefined ? {} : { partitionedBy: table.partitioned_by.map((term) => parsePartitionField(term)!) }),
       origin: origin('tables', key),
     })),
     flows: Object.entries(wire.flows).map(([name, flow]) => ({

@@ -45,11 +45,11 @@ export interface SnapshotCommitRequest {
   /** Extra snapshot summary properties (engine name, source positions, …). */
   readonly summaryProperties?: Readonly<Record<string, string>>;
   /**
-   * Metadata changes committed atomically with the snapshot, applied before it (an evolved
-   * schema: the data files already carry its field ids). A concurrent schema change refuses the
-   * commit with ConcurrentSchemaChangeError, so the caller recomputes the change.
+   * Schema and partition spec changes committed atomically with the snapshot, applied before it
+   * (the data files already carry the new field ids and spec). A concurrent change of the schema
+   * or spec refuses the commit with ConcurrentSchemaChangeError, so the caller recomputes it.
    */
-  readonly schemaChange?: { readonly updates: readonly TableUpdate[]; readonly requirements: readonly TableRequirement[] };
+  readonly layoutChange?: { readonly updates: readonly TableUpdate[]; readonly requirements: readonly TableRequirement[] };
 }
 
 export interface SnapshotCommitResult {
@@ -61,8 +61,8 @@ export interface SnapshotCommitResult {
 export async function commitSnapshot(request: SnapshotCommitRequest): Promise<SnapshotCommitResult> {
   const { io } = request.base;
   let metadata = request.base.metadata;
-  const schemaChange = request.schemaChange?.updates.length === 0 ? undefined : request.schemaChange;
-  const staged = (base: TableMetadata): TableMetadata => (schemaChange === undefined ? base : applyUpdates(base, schemaChange.updates));
+  const layoutChange = request.layoutChange?.updates.length === 0 ? undefined : request.layoutChange;
+  const staged = (base: TableMetadata): TableMetadata => (layoutChange === undefined ? base : applyUpdates(base, layoutChange.updates));
   const snapshotId = newSnapshotId(metadata.snapshots.map((snapshot) => snapshot.snapshotId));
   const commitId = randomUUID();
   // Manifests carry the schema the data files were written with: the changed one, if any.
@@ -126,8 +126,8 @@ export async function commitSnapshot(request: SnapshotCommitRequest): Promise<Sn
     try {
       const table = await request.catalog.commitTable(
         request.identifier,
-        [...requirementsFor(request.base.create, metadata), ...(schemaChange?.requirements ?? [])],
-        [...(request.base.create ? updatesForCreate(metadata) : []), ...(schemaChange?.updates ?? []), ...snapshotUpdates(snapshot)],
+        [...requirementsFor(request.base.create, metadata), ...(layoutChange?.requirements ?? [])],
+        [...(request.base.create ? updatesForCreate(metadata) : []), ...(layoutChange?.updates ?? []), ...snapshotUpdates(snapshot)],
       );
       const used = new Set((removed?.manifests ?? []).map((pending) => pending.file.manifestPath));
       const unusedRewrites = rewrites.written().map((pending) => pending.file.manifestPath).filter((path) => !used.has(path));
@@ -170,10 +170,10 @@ export async function commitSnapshot(request: SnapshotCommitRequest): Promise<Sn
           retryable: false,
         });
       }
-      if (schemaChange !== undefined && (metadata.currentSchemaId !== attemptBase.currentSchemaId || metadata.lastColumnId !== attemptBase.lastColumnId)) {
+      if (layoutChange !== undefined && layoutMoved(attemptBase, metadata)) {
         await deleteQuietly(io, [...ownManifests(removed), ...manifestLists]);
         throw new ConcurrentSchemaChangeError(
-          `The schema of ${formatIdentifier(request.identifier)} was changed by another writer during the commit; nothing was committed`,
+          `The schema or partition spec of ${formatIdentifier(request.identifier)} was changed by another writer during the commit; nothing was committed`,
           { context: { table: formatIdentifier(request.identifier) } },
         );
       }
@@ -250,6 +250,15 @@ function snapshotUpdates(snapshot: Snapshot): TableUpdate[] {
     { action: 'add-snapshot', snapshot },
     { action: 'set-snapshot-ref', refName: MAIN_BRANCH, type: 'branch', snapshotId: snapshot.snapshotId },
   ];
+}
+
+function layoutMoved(before: TableMetadata, after: TableMetadata): boolean {
+  return (
+    before.currentSchemaId !== after.currentSchemaId ||
+    before.lastColumnId !== after.lastColumnId ||
+    before.defaultSpecId !== after.defaultSpecId ||
+    before.lastPartitionId !== after.lastPartitionId
+  );
 }
 
 function mainSnapshotId(metadata: TableMetadata): bigint | undefined {

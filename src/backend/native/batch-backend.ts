@@ -36,7 +36,7 @@ const CAPABILITIES: Capabilities = {
   sourceFormats: ['parquet'],
   watermarks: false,
   streamingReads: false,
-  partitioning: false,
+  partitioning: true,
   incrementalRefresh: false,
 };
 
@@ -149,6 +149,7 @@ function singleFlowSpec(graph: PipelineGraph, flow: Flow): PipelineSpec {
         identifier: target.table.identifier,
         mode: flow.outputMode === 'complete' ? 'overwrite' : 'append',
         properties: target.table.properties,
+        ...(target.table.partitioning.length === 0 ? {} : { partitionedBy: target.table.partitioning }),
         origin: target.origin,
       },
     ],
