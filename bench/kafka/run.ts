@@ -1,0 +1,51 @@
+/**
+ * bench/kafka: 1M JSON records (~200 bytes) produced to a 6-partition topic on the test stack's
+ * Kafka, then landed by `thund serve` (the built CLI, embedded catalog) into an Iceberg table.
+ * Prints records/s (from the service's first poll to the commit holding the last record) and
+ * the service's peak RSS (VmHWM). Needs `npm run build` and the stack env file sourced.
+ *
+ *   npx tsx bench/kafka/run.ts [--records 1000000] [--commit-records 50000]
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { embeddedPipelineFile, EoKafka, unique, waitForPositions } from '../../test/integration/kafka-eo-support/eo-stack.js';
+import { produceRange } from '../../test/integration/kafka-eo-support/produce.js';
+import { readTable } from '../../test/integration/kafka-eo-support/landed-rows.js';
+import { ServeProcess } from '../../test/integration/kafka-eo-support/serve-process.js';
+
+const { values } = parseArgs({ options: { records: { type: 'string', default: '1000000' }, 'commit-records': { type: 'string', default: '50000' } } });
+const records = Number(values.records);
+const kafka = new EoKafka();
+const topic = unique('bench-kafka');
+const table = { namespace: ['bench'], name: 'events' };
+const pipeline = embeddedPipelineFile();
+
+await kafka.createTopic(topic, 6);
+const producedAt = performance.now();
+await produceRange(await kafka.producer(), topic, 6, 0, records, 10_000);
+console.log(`produced ${records} records in ${((performance.now() - producedAt) / 1000).toFixed(1)} s`);
+
+const serve = await ServeProcess.start({ pipeline, brokers: kafka.brokers, topic, group: unique('g'), table: 'bench.events', commitRecords: Number(values['commit-records']), commitIntervalMs: 5_000, duckdbThreads: 2 });
+let peakKiB = 0;
+const sampleRss = (): void => {
+  try {
+    const status = readFileSync(`/proc/${serve.pid}/status`, 'utf8');
+    peakKiB = Math.max(peakKiB, Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0));
+  } catch {
+    // the process is gone
+  }
+};
+await serve.waitReady(60_000);
+const startedAt = performance.now();
+await waitForPositions(pipeline, table, records, 1_800_000, sampleRss);
+const seconds = (performance.now() - startedAt) / 1000;
+sampleRss();
+serve.kill('SIGTERM');
+const exit = await serve.exited;
+const landed = await readTable(pipeline, table, 'count(*) AS n, count(DISTINCT _key) AS keys');
+console.log(`thund serve: ${records} records in ${seconds.toFixed(1)} s = ${Math.round(records / seconds)} records/s; peak RSS ${(peakKiB / 1024).toFixed(0)} MiB; exit ${exit.code}`);
+console.log(`table rows ${String(landed.rows[0]?.['n'])}, distinct keys ${String(landed.rows[0]?.['keys'])}, batches ${serve.committedBatches()}`);
+const batches = serve.logs.filter((l) => l['msg'] === 'batch committed');
+const sum = (field: string): number => batches.reduce((total, l) => total + Number(l[field] ?? 0), 0);
+console.log(`time in batches: poll ${(sum('pollMs') / 1000).toFixed(1)} s, stage+flow+write ${(sum('writeMs') / 1000).toFixed(1)} s, commit ${(sum('commitMs') / 1000).toFixed(1)} s`);
+await kafka.close();

@@ -1,0 +1,54 @@
+/**
+ * `thund serve <pipeline.yaml> [flags]`: parses its own flags (see serve-config.ts), logs JSON
+ * lines, and turns the first SIGTERM or SIGINT into a graceful stop (a second one exits at once).
+ */
+import { parseArgs } from 'node:util';
+import { InvalidInputError } from '../../errors.js';
+import { JsonLogger } from '../serve/json-logger.js';
+import { SERVE_FLAGS, serveSettings, type ServeFlag } from '../serve/serve-config.js';
+import { serve } from '../serve/serve-service.js';
+
+export const SERVE_USAGE = `  thund serve <pipeline.yaml> --kafka-brokers H:P --topic T --group G --table ns.table
+              [--dead-letter-table ns.t] [--commit-interval-ms 10000] [--commit-records 50000]
+              [--sql "SELECT … FROM kafka_records"] [--http-host 127.0.0.1] [--http-port 9464]
+              [--warehouse DIR] [--catalog-name NAME]   (flags also as THUND_KAFKA_* / THUND_SERVE_*)`;
+
+export async function serveCommand(argv: readonly string[]): Promise<void> {
+  const flagOptions = Object.fromEntries(Object.keys(SERVE_FLAGS).map((flag) => [flag, { type: 'string' as const }]));
+  const { positionals, values } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    options: { ...flagOptions, warehouse: { type: 'string' }, 'catalog-name': { type: 'string' } },
+  });
+  const [pipelinePath, ...rest] = positionals;
+  if (pipelinePath === undefined) throw new InvalidInputError(`thund serve needs a pipeline file whose catalog and storage blocks say where tables live:\n${SERVE_USAGE}`);
+  if (rest.length > 0) throw new InvalidInputError(`thund serve: unexpected arguments: ${rest.join(' ')}`);
+  const flags: Partial<Record<ServeFlag, string>> = {};
+  for (const flag of Object.keys(SERVE_FLAGS) as ServeFlag[]) {
+    const value = (values as Record<string, string | boolean | undefined>)[flag];
+    if (typeof value === 'string') flags[flag] = value;
+  }
+  const settings = serveSettings(flags, process.env);
+  const warehouse = values.warehouse;
+  const catalogName = values['catalog-name'];
+  let signals = 0;
+  const stopSignal = new Promise<string>((resolve) => {
+    const onSignal = (signal: NodeJS.Signals): void => {
+      signals += 1;
+      if (signals > 1) process.exit(130);
+      resolve(signal);
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+  await serve({
+    pipelinePath,
+    settings,
+    overrides: {
+      ...(typeof warehouse === 'string' ? { warehouse } : {}),
+      ...(typeof catalogName === 'string' ? { catalogName } : {}),
+    },
+    logger: new JsonLogger(),
+    stopSignal,
+  });
+}

@@ -1,0 +1,42 @@
+/**
+ * The service's HTTP face: GET /healthz (the process runs), /readyz (catalog reachable and
+ * partitions assigned; 503 otherwise), /metrics (Prometheus text). Nothing else is served.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface HttpHandlers {
+  ready(): Promise<{ ready: boolean; checks: Record<string, boolean> }>;
+  metrics(): Promise<string>;
+}
+
+export async function startHttpServer(host: string, port: number, handlers: HttpHandlers): Promise<{ server: Server; port: number }> {
+  const server = createServer((request, response) => {
+    const path = (request.url ?? '/').split('?')[0];
+    const send = (status: number, type: string, body: string): void => {
+      response.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
+      response.end(body);
+    };
+    if (request.method !== 'GET' && request.method !== 'HEAD') return send(405, 'text/plain', 'method not allowed\n');
+    const answer = async (): Promise<void> => {
+      switch (path) {
+        case '/healthz':
+          return send(200, 'text/plain', 'ok\n');
+        case '/readyz': {
+          const state = await handlers.ready();
+          return send(state.ready ? 200 : 503, 'application/json', `${JSON.stringify(state)}\n`);
+        }
+        case '/metrics':
+          return send(200, 'text/plain; version=0.0.4; charset=utf-8', await handlers.metrics());
+        default:
+          return send(404, 'text/plain', 'not found\n');
+      }
+    };
+    answer().catch((error: unknown) => send(500, 'text/plain', `${error instanceof Error ? error.message : String(error)}\n`));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  return { server, port: (server.address() as AddressInfo).port };
+}

@@ -1,0 +1,18 @@
+/**
+ * Structured logs: one JSON object a line on stdout ({time, level, msg, …fields}). Callers log
+ * coordinates, counts and table names; settings that can hold secrets are never passed in.
+ */
+export type LogLevel = 'info' | 'warn' | 'error';
+
+export interface Logger {
+  log(level: LogLevel, message: string, fields?: Readonly<Record<string, unknown>>): void;
+}
+
+export class JsonLogger implements Logger {
+  constructor(private readonly write: (line: string) => void = (line) => void process.stdout.write(line)) {}
+
+  log(level: LogLevel, message: string, fields: Readonly<Record<string, unknown>> = {}): void {
+    const entry = { time: new Date().toISOString(), level, msg: message, ...fields };
+    this.write(`${JSON.stringify(entry, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))}\n`);
+  }
+}

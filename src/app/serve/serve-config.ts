@@ -1,0 +1,93 @@
+/**
+ * Settings of `thund serve`, from flags or environment variables (a flag wins), validated with
+ * zod. The pipeline file gives only the catalog and storage blocks; Kafka and the loop are set
+ * here until the pipeline spec has a Kafka source of its own.
+ */
+import { z } from 'zod';
+import { InvalidInputError } from '../../errors.js';
+
+export const SERVE_FLAGS = {
+  'kafka-brokers': 'THUND_KAFKA_BROKERS',
+  topic: 'THUND_KAFKA_TOPIC',
+  group: 'THUND_KAFKA_GROUP',
+  table: 'THUND_SERVE_TABLE',
+  'dead-letter-table': 'THUND_SERVE_DEAD_LETTER_TABLE',
+  'commit-interval-ms': 'THUND_SERVE_COMMIT_INTERVAL_MS',
+  'commit-records': 'THUND_SERVE_COMMIT_RECORDS',
+  sql: 'THUND_SERVE_SQL',
+  view: 'THUND_SERVE_VIEW',
+  'http-host': 'THUND_SERVE_HTTP_HOST',
+  'http-port': 'THUND_SERVE_HTTP_PORT',
+  'session-timeout-ms': 'THUND_KAFKA_SESSION_TIMEOUT_MS',
+  'client-id': 'THUND_KAFKA_CLIENT_ID',
+  'temp-dir': 'THUND_SERVE_TEMP_DIR',
+  'duckdb-threads': 'THUND_SERVE_DUCKDB_THREADS',
+  'duckdb-memory-limit': 'THUND_SERVE_DUCKDB_MEMORY_LIMIT',
+} as const;
+
+export type ServeFlag = keyof typeof SERVE_FLAGS;
+
+const TABLE_NAME = z.string().regex(/^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)+$/, 'write namespace.table, e.g. lake.events');
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+const ServeSettingsSchema = z.object({
+  brokers: z
+    .string()
+    .min(1)
+    .transform((text) => text.split(',').map((b) => b.trim()).filter((b) => b !== ''))
+    .pipe(z.array(z.string().regex(/^[^\s:]+:\d{1,5}$/, 'brokers are host:port')).min(1)),
+  topic: z.string().regex(/^[A-Za-z0-9._-]{1,249}$/, 'a Kafka topic name (letters, digits, ".", "_", "-")'),
+  group: z.string().min(1).max(255),
+  table: TABLE_NAME,
+  deadLetterTable: TABLE_NAME.optional(),
+  commitIntervalMs: int(100, 3_600_000).default(10_000),
+  commitRecords: int(1, 5_000_000).default(50_000),
+  sql: z.string().min(1).optional(),
+  view: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a SQL identifier').default('kafka_records'),
+  httpHost: z.string().min(1).default('127.0.0.1'),
+  httpPort: int(0, 65_535).default(9464),
+  sessionTimeoutMs: int(6_000, 300_000).default(30_000),
+  clientId: z.string().min(1).default('thund-serve'),
+  tempDir: z.string().min(1).optional(),
+  duckdbThreads: int(1, 256).optional(),
+  duckdbMemoryLimit: z.string().regex(/^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, 'e.g. 512MB').optional(),
+});
+
+export type ServeSettings = z.output<typeof ServeSettingsSchema>;
+
+const FIELD_OF: Readonly<Record<ServeFlag, keyof ServeSettings>> = {
+  'kafka-brokers': 'brokers',
+  topic: 'topic',
+  group: 'group',
+  table: 'table',
+  'dead-letter-table': 'deadLetterTable',
+  'commit-interval-ms': 'commitIntervalMs',
+  'commit-records': 'commitRecords',
+  sql: 'sql',
+  view: 'view',
+  'http-host': 'httpHost',
+  'http-port': 'httpPort',
+  'session-timeout-ms': 'sessionTimeoutMs',
+  'client-id': 'clientId',
+  'temp-dir': 'tempDir',
+  'duckdb-threads': 'duckdbThreads',
+  'duckdb-memory-limit': 'duckdbMemoryLimit',
+};
+
+export function serveSettings(flags: Readonly<Partial<Record<ServeFlag, string>>>, env: Readonly<Record<string, string | undefined>>): ServeSettings {
+  const raw: Record<string, string> = {};
+  for (const [flag, variable] of Object.entries(SERVE_FLAGS) as Array<[ServeFlag, string]>) {
+    const value = flags[flag] ?? env[variable];
+    if (value !== undefined && value !== '') raw[FIELD_OF[flag]] = value;
+  }
+  const parsed = ServeSettingsSchema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => {
+    const field = String(issue.path[0] ?? '');
+    const flag = (Object.keys(FIELD_OF) as ServeFlag[]).find((f) => FIELD_OF[f] === field);
+    const where = flag === undefined ? field : `--${flag} (or ${SERVE_FLAGS[flag]})`;
+    const message = issue.code === 'invalid_type' && raw[field] === undefined ? 'is required' : issue.message;
+    return `${where}: ${message}`;
+  });
+  throw new InvalidInputError(`thund serve: ${problems.join('; ')}`, { context: { field: String(parsed.error.issues[0]?.path[0] ?? '') } });
+}

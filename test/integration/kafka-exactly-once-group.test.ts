@@ -1,0 +1,89 @@
+/**
+ * Two `thund serve` instances in one consumer group on one table: the second joins half-way (a
+ * rebalance moves partitions, with batches in flight), both commit their partitions' positions
+ * into the same table and retry on conflict, and the table ends with every record exactly once.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { embeddedPipelineFile, EoKafka, tableName, unique, waitForPositions } from './kafka-eo-support/eo-stack.js';
+import { expectedKeys, keyChecksum, produceRange } from './kafka-eo-support/produce.js';
+import { readTable } from './kafka-eo-support/landed-rows.js';
+import { ServeProcess, sleep } from './kafka-eo-support/serve-process.js';
+
+const kafka = new EoKafka();
+const started: ServeProcess[] = [];
+
+afterAll(async () => {
+  for (const p of started) p.kill('SIGKILL');
+  await kafka.close();
+});
+
+const TOTAL = 90_000;
+
+describe('thund serve: two instances in one group', () => {
+  it('lands every record exactly once across a rebalance', async () => {
+    const pipeline = embeddedPipelineFile();
+    const topic = unique('eo-group');
+    const group = unique('g');
+    const table = { namespace: ['grp'], name: 'events' };
+    await kafka.createTopic(topic, 6);
+    const producer = await kafka.producer();
+    const options = { pipeline, brokers: kafka.brokers, topic, group, table: tableName(table), commitRecords: 3_000, commitIntervalMs: 500 };
+    await produceRange(producer, topic, 6, 0, TOTAL / 3);
+    const a = await ServeProcess.start(options);
+    started.push(a);
+    await a.waitReady(60_000);
+    await sleep(2_000);
+    const b = await ServeProcess.start(options);
+    started.push(b);
+    await produceRange(producer, topic, 6, TOTAL / 3, TOTAL / 3);
+    await b.waitReady(90_000);
+    await produceRange(producer, topic, 6, (2 * TOTAL) / 3, TOTAL / 3);
+    await waitForPositions(pipeline, table, TOTAL, 300_000);
+    a.kill('SIGTERM');
+    b.kill('SIGTERM');
+    expect((await a.exited).code).toBe(0);
+    expect((await b.exited).code).toBe(0);
+
+    // Both landed data, and A gave partitions up in the rebalance.
+    expect(a.committedBatches()).toBeGreaterThan(0);
+    expect(b.committedBatches()).toBeGreaterThan(0);
+    expect(a.logs.some((l) => l['msg'] === 'partitions assigned' && Array.isArray(l['revoked']) && l['revoked'].length > 0)).toBe(true);
+
+    const landed = await readTable(pipeline, table, '_key');
+    const keys = landed.rows.map((r) => String(r['_key']));
+    expect(keys.length).toBe(TOTAL);
+    expect(new Set(keys).size).toBe(TOTAL);
+    expect(keyChecksum(keys)).toBe(keyChecksum(expectedKeys(0, TOTAL)));
+  }, 600_000);
+
+  it('lands every record exactly once when a member is killed mid-stream and its partitions move', async () => {
+    const pipeline = embeddedPipelineFile();
+    const topic = unique('eo-group-kill');
+    const group = unique('g');
+    const table = { namespace: ['grp'], name: 'killed' };
+    await kafka.createTopic(topic, 6);
+    const producer = await kafka.producer();
+    const options = { pipeline, brokers: kafka.brokers, topic, group, table: tableName(table), commitRecords: 2_000, commitIntervalMs: 400 };
+    const a = await ServeProcess.start(options);
+    const b = await ServeProcess.start(options);
+    started.push(a, b);
+    await a.waitReady(60_000);
+    await b.waitReady(90_000);
+    await produceRange(producer, topic, 6, 0, TOTAL / 2);
+    await sleep(1_500);
+    a.kill('SIGKILL');
+    expect((await a.exited).signal).toBe('SIGKILL');
+    await produceRange(producer, topic, 6, TOTAL / 2, TOTAL / 2);
+    // B takes A's partitions once A's session times out, and starts them at the table's positions.
+    await waitForPositions(pipeline, table, TOTAL, 300_000);
+    b.kill('SIGTERM');
+    expect((await b.exited).code).toBe(0);
+    expect(b.logs.filter((l) => l['msg'] === 'partitions assigned').length).toBeGreaterThan(1);
+
+    const landed = await readTable(pipeline, table, '_key');
+    const keys = landed.rows.map((r) => String(r['_key']));
+    expect(keys.length).toBe(TOTAL);
+    expect(new Set(keys).size).toBe(TOTAL);
+    expect(keyChecksum(keys)).toBe(keyChecksum(expectedKeys(0, TOTAL)));
+  }, 600_000);
+});

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidInputError } from '../../../src/errors.js';
+import { serveSettings } from '../../../src/app/serve/serve-config.js';
+
+const required = { 'kafka-brokers': 'a:9092, b:9093', topic: 'orders', group: 'landers', table: 'lake.orders' };
+
+describe('serve settings', () => {
+  it('reads flags, splits brokers and applies defaults', () => {
+    const settings = serveSettings(required, {});
+    expect(settings.brokers).toEqual(['a:9092', 'b:9093']);
+    expect(settings).toMatchObject({ topic: 'orders', group: 'landers', table: 'lake.orders', commitIntervalMs: 10_000, commitRecords: 50_000, httpHost: '127.0.0.1', view: 'kafka_records' });
+    expect(settings.deadLetterTable).toBeUndefined();
+  });
+
+  it('takes environment variables where no flag is given, and a flag wins over its variable', () => {
+    const env = { THUND_KAFKA_BROKERS: 'env:1', THUND_KAFKA_TOPIC: 'from-env', THUND_KAFKA_GROUP: 'g', THUND_SERVE_TABLE: 'a.b', THUND_SERVE_COMMIT_RECORDS: '500' };
+    const settings = serveSettings({ topic: 'from-flag' }, env);
+    expect(settings.topic).toBe('from-flag');
+    expect(settings.brokers).toEqual(['env:1']);
+    expect(settings.commitRecords).toBe(500);
+  });
+
+  it('names the flag and its variable for a missing or invalid value', () => {
+    expect(() => serveSettings({ ...required, table: 'orders' }, {})).toThrow(/--table \(or THUND_SERVE_TABLE\): write namespace\.table/);
+    expect(() => serveSettings({ topic: 'x', group: 'g', table: 'a.b' }, {})).toThrow(/--kafka-brokers \(or THUND_KAFKA_BROKERS\): is required/);
+    expect(() => serveSettings({ ...required, 'commit-interval-ms': '5' }, {})).toThrow(/--commit-interval-ms/);
+    expect(() => serveSettings({ ...required, 'kafka-brokers': 'no-port' }, {})).toThrow(InvalidInputError);
+  });
+});
