@@ -26,6 +26,7 @@ import type { TableRequirement } from '../iceberg/requirements.js';
 import type { TableUpdate } from '../iceberg/updates.js';
 import type { PartitionField as PartitionTerm } from '../pipeline/ir/partition-field.js';
 import { newTablePartitionSpec, partitionSpecEvolution } from './target-partitioning.js';
+import { upsertFlow } from './upsert-flow.js';
 import { currentSchema, defaultSpec } from '../iceberg/snapshot-ancestry.js';
 import type { PartitionSpec, TableMetadata } from '../iceberg/table-metadata.js';
 import type { Schema } from '../iceberg/types.js';
@@ -48,7 +49,9 @@ export interface FlowRunRequest {
   readonly flowName: string;
   readonly sql: string;
   readonly target: TableIdentifier;
-  readonly mode: WriteMode;
+  readonly mode: WriteMode | 'upsert';
+  /** Key columns of an upsert. */
+  readonly keys?: readonly string[];
   readonly tableProperties: Readonly<Record<string, string>>;
   readonly summaryProperties: Readonly<Record<string, string>>;
   /** The partitioning the table should have; undefined leaves an existing table's spec as it is. */
@@ -91,6 +94,10 @@ export async function runFlow(request: FlowRunRequest): Promise<FlowRunResult> {
 }
 
 async function writeAndCommit(request: FlowRunRequest, output: FlowOutput): Promise<FlowRunResult> {
+  if (request.mode === 'upsert') {
+    const existing = await loadIfExists(request.catalog, request.target);
+    if (existing !== undefined) return upsertFlow(request, existing);
+  }
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await writeAndCommitOnce(request, output);
@@ -124,7 +131,7 @@ async function writeAndCommitOnce(request: FlowRunRequest, output: FlowOutput): 
       catalog: request.catalog,
       identifier: request.target,
       base: { metadata: target.metadata, io: target.io, create: target.create },
-      mode: request.mode,
+      mode: request.mode === 'upsert' ? 'append' : request.mode,
       addedFiles: dataFiles,
       summaryProperties: request.summaryProperties,
       ...(target.layoutChange === undefined ? {} : { layoutChange: target.layoutChange }),

@@ -40,6 +40,7 @@ export async function runPipeline(request: PipelineRunRequest): Promise<FlowRunR
           sql: flow.sql,
           target: table.identifier,
           mode: table.mode,
+          ...(table.keys === undefined ? {} : { keys: table.keys }),
           tableProperties: table.properties,
           ...(table.partitionedBy === undefined ? {} : { partitionedBy: table.partitionedBy }),
           summaryProperties: {

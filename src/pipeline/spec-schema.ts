@@ -18,7 +18,9 @@ export const PIPELINE_NAME = /^[A-Za-z0-9_-]+$/;
 export const TABLE_KEY = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$/;
 
 export const WRITE_MODES = ['append', 'overwrite'] as const;
-export type WriteMode = (typeof WRITE_MODES)[number];
+/** What `thund run` does with a flow's rows: the write modes, or `upsert` by the table's `keys`. */
+export const TABLE_MODES = [...WRITE_MODES, 'upsert'] as const;
+export type WriteMode = (typeof TABLE_MODES)[number];
 
 const nonEmptyText = (what: string) =>
   z.string({ error: `${what} must be a text value` }).refine((s) => s.trim() !== '', `${what} must not be empty`);
@@ -44,7 +46,11 @@ const propertyValue = z
 
 export const TableWire = strictObject(
   {
-    mode: z.enum(WRITE_MODES, { error: `mode must be one of: ${WRITE_MODES.join(', ')}` }).default('append'),
+    mode: z.enum(TABLE_MODES, { error: `mode must be one of: ${TABLE_MODES.join(', ')}` }).default('append'),
+    keys: z
+      .array(z.string().regex(SQL_IDENTIFIER, 'a key must be a column name'), { error: 'keys must be a list of column names' })
+      .min(1, 'keys must name at least one column')
+      .optional(),
     properties: z
       .record(z.string().min(1, 'a table property name must not be empty'), propertyValue, {
         error: 'properties must be a mapping of property name to value',
@@ -62,7 +68,14 @@ export const TableWire = strictObject(
       .optional(),
   },
   'a table',
-);
+).superRefine((table, context) => {
+  if (table.mode === 'upsert' && table.keys === undefined) {
+    context.addIssue({ code: 'custom', path: ['mode'], message: 'mode upsert needs keys: the columns that identify a row, e.g. keys: [order_id]' });
+  }
+  if (table.mode !== 'upsert' && table.keys !== undefined) {
+    context.addIssue({ code: 'custom', path: ['keys'], message: `keys are used only with mode: upsert (this table's mode is ${table.mode})` });
+  }
+});
 
 export const FlowWire = strictObject(
   {

@@ -52,6 +52,8 @@ export interface TableSpec {
   readonly key: string;
   readonly identifier: SpecTableIdentifier;
   readonly mode: WriteMode;
+  /** With mode upsert: the key columns. */
+  readonly keys?: readonly string[];
   readonly properties: Readonly<Record<string, string>>;
   /**
    * Partition terms, e.g. `day(ts)`, `bucket(16, id)`; `[]` is unpartitioned. Absent: a new table
@@ -204,6 +206,7 @@ function resolve(wire: PipelineSpecWire, sourceName: string, yaml: YamlLocator):
       key,
       identifier: parseTableKey(key),
       mode: table.mode,
+      ...(table.keys === undefined ? {} : { keys: table.keys }),
       properties: { ...table.properties },
       ...(table.partitioned_by === undefined ? {} : { partitionedBy: table.partitioned_by.map((term) => parsePartitionField(term)!) }),
       origin: origin('tables', key),

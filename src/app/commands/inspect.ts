@@ -8,6 +8,10 @@ import { fromFileUri, isLocalLocation } from '../../../connectors/storage/local-
 import { InvalidInputError } from '../../errors.js';
 import { stringifyJson } from '../../iceberg/json.js';
 import { liveDataFiles } from '../../table/scan.js';
+import { liveRowCount } from '../../table/live-row-count.js';
+import { DuckDbSession } from '../../duckdb/session.js';
+import type { FileIO } from '../../iceberg/file-io.js';
+import type { TableMetadata } from '../../iceberg/table-metadata.js';
 import { loadPipelineSpec, type PipelineSpec } from '../../pipeline/spec.js';
 import { openCatalog, type CatalogOverrides } from '../open-catalog.js';
 
@@ -35,7 +39,7 @@ export async function inspectCommand(tableName: string | undefined, options: Ins
     const table = await catalog.loadTable(identifier);
     const { metadata } = table;
     const files = await liveDataFiles(table.io, metadata);
-    const rowCount = files.reduce((total, file) => total + file.recordCount, 0n);
+    const rowCount = await countRows(table.io, metadata);
     const report = {
       table: formatIdentifier(identifier),
       location: metadata.location,
@@ -89,4 +93,14 @@ function pipelineTable(spec: PipelineSpec | undefined): TableIdentifier {
     throw new InvalidInputError('thund inspect needs a table: thund inspect <namespace.table>, or --pipeline FILE for its table');
   }
   return table.identifier;
+}
+
+/** Live rows: position deletes applied (what any reader returns), not the data files' total. */
+async function countRows(io: FileIO, metadata: TableMetadata): Promise<bigint> {
+  const session = await DuckDbSession.open({ threads: 1 });
+  try {
+    return await liveRowCount(session, io, metadata);
+  } finally {
+    session.close();
+  }
 }
