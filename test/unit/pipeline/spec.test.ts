@@ -189,8 +189,8 @@ describe('parsePipelineSpec: errors name file, line:column and field', () => {
   });
 
   it('unknown write mode', () => {
-    expect(specError(goodWith(8, '    mode: upsert')).message).toBe(
-      'pipeline.yaml:8:11: tables["lake.orders"].mode: mode must be one of: append, overwrite, got "upsert"',
+    expect(specError(goodWith(8, '    mode: merge')).message).toBe(
+      'pipeline.yaml:8:11: tables["lake.orders"].mode: mode must be one of: append, overwrite, upsert, got "merge"',
     );
   });
 
