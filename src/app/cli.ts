@@ -6,8 +6,10 @@
 import { parseArgs } from 'node:util';
 import { ThundError } from '../errors.js';
 import { inspectCommand } from './commands/inspect.js';
+import { lowerCommand } from './commands/lower.js';
 import { parsePlanFormat, planCommand } from './commands/plan.js';
 import { runCommand } from './commands/run.js';
+import { SERVE_USAGE, serveCommand } from './commands/serve.js';
 import { validateCommand } from './commands/validate.js';
 import { THUND_VERSION } from '../version.js';
 
@@ -16,7 +18,9 @@ const USAGE = `thund ${THUND_VERSION} — lands data in Apache Iceberg tables
 Usage:
   thund run <pipeline.yaml> [--warehouse DIR] [--catalog-name NAME]
   thund validate <pipeline.yaml>
+${SERVE_USAGE}
   thund plan <pipeline.yaml> [--format text|mermaid|dot]
+  thund lower <pipeline.yaml> --target sdp --out DIR [--check] [--report-json FILE] [--spark-version 4.1]
   thund inspect <namespace.table> [--warehouse DIR] [--catalog-name NAME] [--json]
   thund inspect [<namespace.table>] --pipeline <pipeline.yaml> [--json]
 
@@ -39,6 +43,8 @@ process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
 
 /** Resolves to the exit code (validate and plan exit 1 for an invalid pipeline). */
 async function main(argv: readonly string[]): Promise<number | void> {
+  // serve takes its own flags (serve-config.ts).
+  if (argv[0] === 'serve') return serveCommand(argv.slice(1));
   const { positionals, values } = parseArgs({
     args: [...argv],
     allowPositionals: true,
@@ -48,6 +54,11 @@ async function main(argv: readonly string[]): Promise<number | void> {
       pipeline: { type: 'string' },
       json: { type: 'boolean' },
       format: { type: 'string' },
+      target: { type: 'string' },
+      out: { type: 'string' },
+      check: { type: 'boolean' },
+      'report-json': { type: 'string' },
+      'spark-version': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean' },
     },
@@ -81,8 +92,22 @@ async function main(argv: readonly string[]): Promise<number | void> {
     case 'plan':
       if (target === undefined) throw new UsageError('thund plan needs a pipeline file: thund plan <pipeline.yaml> [--format text|mermaid|dot]');
       return planCommand(target, parsePlanFormat(values.format), print);
+    case 'lower':
+      if (target === undefined) throw new UsageError('thund lower needs a pipeline file: thund lower <pipeline.yaml> --target sdp --out DIR');
+      return lowerCommand(
+        target,
+        {
+          ...options,
+          check: values.check === true,
+          ...(values.target === undefined ? {} : { target: values.target }),
+          ...(values.out === undefined ? {} : { out: values.out }),
+          ...(values['report-json'] === undefined ? {} : { reportJson: values['report-json'] }),
+          ...(values['spark-version'] === undefined ? {} : { sparkVersion: values['spark-version'] }),
+        },
+        print,
+      );
     default:
-      throw new UsageError(`unknown command "${command}" (commands: run, validate, plan, inspect)`);
+      throw new UsageError(`unknown command "${command}" (commands: run, serve, validate, plan, inspect, lower)`);
   }
 }
 

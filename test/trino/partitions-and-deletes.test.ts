@@ -1,0 +1,378 @@
+/**
+ * Trino reads what Thund's writers leave in the embedded SQLite catalog beyond a plain append:
+ * partitioned tables (day(ts) + bucket[16](id), truncate[4](name), identity(region)), tables after
+ * deleteWhere and three upserts over the same keys (merge-on-read and copy-on-write), and a table
+ * whose spec `thund run` evolved. Expected rows come from DuckDB over the source data, never from
+ * our files; Trino must return exactly them, no key twice, and read less for a filter on the
+ * partitioning.
+ */
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TableIdentifier } from '../../catalog/catalog.js';
+import { SqlCatalog } from '../../catalog/sql/index.js';
+import { LocalFileIO, toFileUri } from '../../connectors/storage/local-file-io.js';
+import { DuckDbSession } from '../../src/duckdb/session.js';
+import { assignFreshIds } from '../../src/iceberg/schema.js';
+import { currentSchema, defaultSpec } from '../../src/iceberg/snapshot-ancestry.js';
+import type { PartitionField, TableMetadata } from '../../src/iceberg/table-metadata.js';
+import { primitive } from '../../src/iceberg/types.js';
+import { commitSnapshot } from '../../src/table/commit-snapshot.js';
+import { deleteWhere } from '../../src/table/delete-where.js';
+import { dataLocation } from '../../src/table/locations.js';
+import type { RowOperationTarget } from '../../src/table/row-operation.js';
+import { upsert } from '../../src/table/upsert.js';
+import { writePartitionedDataFiles } from '../../src/write/partitioned-data-file-writer.js';
+import { REPO, thund } from '../e2e/cli.js';
+import { verifyTableRows, type ColumnType, type Row } from '../interop/verify.js';
+import { startTrino, type RunningTrino } from '../stack/trino.js';
+import { summaryLine } from '../stack/service.js';
+import { queryTrinoRows, trinoPhysicalInputRows } from './trino-rows.js';
+
+const io = new LocalFileIO();
+
+// --- partitioned tables (the shapes of test/interop/partitioned-readers.test.ts) ---
+
+const { fields: PART_FIELDS } = assignFreshIds([
+  { name: 'id', required: false, type: primitive('long') },
+  { name: 'ts', required: false, type: primitive('timestamptz') },
+  { name: 'name', required: false, type: primitive('string') },
+  { name: 'region', required: false, type: primitive('string') },
+  { name: 'x', required: false, type: primitive('int') },
+]);
+const PART_COLUMNS: readonly ColumnType[] = PART_FIELDS.map((f) => ({ name: f.name, type: f.type.kind }));
+const sourceId = (name: string): number => PART_FIELDS.find((f) => f.name === name)!.id;
+const SOURCE_ROWS = 20_000;
+
+/** 4 days of seconds from 2024-02-28 (over a leap day), names with 5 prefixes, 4 regions, nulls in each. */
+const SOURCE = `
+  SELECT CASE WHEN range % 11 = 0 THEN NULL ELSE range END::BIGINT AS id,
+         CASE WHEN range % 17 = 0 THEN NULL ELSE TIMESTAMPTZ '2024-02-28 00:00:00+00' + to_seconds((range * 7919) % 345600) END AS ts,
+         CASE WHEN range % 19 = 0 THEN NULL ELSE ['alpha', 'bravo', 'charlie', 'delta', 'echo'][range % 5 + 1] || '-' || (range % 37) END AS name,
+         CASE WHEN range % 13 = 0 THEN NULL ELSE ['eu', 'us', 'ap', 'sa'][range % 4 + 1] END AS region,
+         (range % 100)::INTEGER AS x
+  FROM range(${SOURCE_ROWS})`;
+
+interface PartitionedCase {
+  readonly table: string;
+  readonly partitionBy: readonly Omit<PartitionField, 'fieldId'>[];
+  /**
+   * The same predicates in DuckDB's and Trino's dialects; each prunes by the partitioning.
+   * `partitions`, where DuckDB can compute the transform, selects the source rows of the
+   * partitions that can match: Trino must read no more than those.
+   */
+  readonly filters: readonly { readonly duckdb: string; readonly trino: string; readonly partitions?: string }[];
+  /** A partition field Trino's `$partitions` shows and the DuckDB expression computing it as text. */
+  readonly partitionValue: { readonly field: string; readonly duckdb: string };
+}
+
+const PARTITIONED: readonly PartitionedCase[] = [
+  {
+    table: 'by_day_bucket',
+    partitionBy: [
+      { name: 'ts_day', transform: 'day', sourceId: sourceId('ts') },
+      { name: 'id_bucket', transform: 'bucket[16]', sourceId: sourceId('id') },
+    ],
+    partitionValue: { field: 'ts_day', duckdb: `strftime(CAST(ts AT TIME ZONE 'UTC' AS DATE), '%Y-%m-%d')` },
+    filters: [
+      { duckdb: 'id = 4242', trino: 'id = 4242' },
+      {
+        duckdb: `ts >= TIMESTAMPTZ '2024-02-29 00:00:00+00' AND ts < TIMESTAMPTZ '2024-03-01 00:00:00+00'`,
+        trino: `ts >= TIMESTAMP '2024-02-29 00:00:00 UTC' AND ts < TIMESTAMP '2024-03-01 00:00:00 UTC'`,
+        partitions: `CAST(ts AT TIME ZONE 'UTC' AS DATE) = DATE '2024-02-29'`,
+      },
+    ],
+  },
+  {
+    table: 'by_name_trunc',
+    partitionBy: [{ name: 'name_trunc', transform: 'truncate[4]', sourceId: sourceId('name') }],
+    filters: [{ duckdb: `name = 'delta-5'`, trino: `name = 'delta-5'`, partitions: `left(name, 4) = 'delt'` }],
+    partitionValue: { field: 'name_trunc', duckdb: 'left(name, 4)' },
+  },
+  {
+    table: 'by_region',
+    partitionBy: [{ name: 'region', transform: 'identity', sourceId: sourceId('region') }],
+    filters: [{ duckdb: `region = 'eu'`, trino: `region = 'eu'`, partitions: `region = 'eu'` }],
+    partitionValue: { field: 'region', duckdb: 'region' },
+  },
+];
+
+// --- row-level operations (the shapes of test/interop/row-level-readers.test.ts) ---
+
+const ROW_COLUMNS: readonly ColumnType[] = [
+  { name: 'id', type: 'long' },
+  { name: 'label', type: 'string' },
+  { name: 'region', type: 'string' },
+];
+/** Rows id in [from, from + count): label 'v<version>-<id>', region by id % 3. */
+const rowsSql = (from: number, count: number, version: number): string =>
+  `SELECT range::BIGINT AS id, 'v${version}-' || range AS label, ['a', 'b', 'c'][range % 3 + 1] AS region FROM range(${from}, ${from + count})`;
+const DELETE_PREDICATE = "id % 10 = 3 OR id BETWEEN 60 AND 89 OR (region = 'b' AND id < 20)";
+const UPSERTS = [rowsSql(20, 50, 1), rowsSql(40, 80, 2), rowsSql(30, 60, 3)];
+const COPY_ON_WRITE = { 'write.delete.mode': 'copy-on-write', 'write.update.mode': 'copy-on-write' };
+
+interface RowLevelCase {
+  readonly table: string;
+  readonly partitionBy?: { readonly transform: string; readonly column: 'id' | 'region' };
+  readonly properties: Record<string, string>;
+}
+
+const ROW_LEVEL: readonly RowLevelCase[] = [
+  { table: 'mor', properties: {} },
+  { table: 'mor_by_region', partitionBy: { transform: 'identity', column: 'region' }, properties: {} },
+  { table: 'mor_by_bucket', partitionBy: { transform: 'bucket[16]', column: 'id' }, properties: {} },
+  { table: 'cow_by_bucket', partitionBy: { transform: 'bucket[16]', column: 'id' }, properties: COPY_ON_WRITE },
+];
+
+// --- spec evolved by `thund run` (the pipeline of test/e2e/partitioned-run.test.ts) ---
+
+const EVOLVED_COLUMNS: readonly ColumnType[] = [
+  { name: 'order_id', type: 'long' },
+  { name: 'currency', type: 'string' },
+  { name: 'ship_date', type: 'date' },
+];
+const EVOLVED_SELECT = 'SELECT CAST(id AS BIGINT) AS order_id, upper(currency) AS currency, CAST(ship_date AS DATE) AS ship_date FROM orders';
+
+function writePipeline(dir: string, name: string, partitionedBy: string, where: string): string {
+  const file = join(dir, `${name}.yaml`);
+  writeFileSync(
+    file,
+    `pipeline: ${name}
+sources:
+  orders: {format: parquet, path: data/orders.parquet}
+tables:
+  lake.parts: {mode: append, partitioned_by: ${partitionedBy}}
+flows:
+  load:
+    target: lake.parts
+    sql: ${EVOLVED_SELECT} WHERE ${where}
+`,
+  );
+  return file;
+}
+
+const seconds = (since: number): string => `${((Date.now() - since) / 1000).toFixed(1)} s`;
+
+describe('trino 483 reads partitioned, row-level-changed and spec-evolved tables from the embedded SQLite catalog', () => {
+  let work: string;
+  let session: DuckDbSession;
+  let trino: RunningTrino;
+  const afterDelete = new Map<string, { snapshotId: bigint; rows: Row[] }>();
+  let upserted: Row[];
+
+  /** Rows of the partition source matching a DuckDB predicate (ts as µs, as verify.ts reads it). */
+  const sourceRows = (where?: string): Promise<Row[]> =>
+    session.queryJson(`SELECT id, epoch_us(ts) AS ts, name, region, x FROM src ${where === undefined ? '' : `WHERE ${where}`}`);
+  const keyedRows = (sql: string): Promise<Row[]> => session.queryJson(`SELECT id::VARCHAR AS id, label, region FROM (${sql})`);
+
+  async function writePartitionedTables(catalog: SqlCatalog): Promise<void> {
+    await session.run(`CREATE TABLE src AS ${SOURCE}`);
+    for (const c of PARTITIONED) {
+      const identifier: TableIdentifier = { namespace: ['lake'], name: c.table };
+      const { metadata } = await catalog.createTable(identifier, {
+        schema: { schemaId: 0, identifierFieldIds: [], fields: PART_FIELDS },
+        partitionSpec: { specId: 0, fields: c.partitionBy.map((f, i) => ({ ...f, fieldId: 1000 + i })) },
+      });
+      const files = await writeFiles('SELECT id, ts, name, region, x FROM src', metadata, c.table);
+      await commitSnapshot({ catalog, identifier, base: { metadata, io, create: false }, mode: 'append', addedFiles: files });
+    }
+  }
+
+  async function writeFiles(query: string, metadata: TableMetadata, writerName: string) {
+    return writePartitionedDataFiles({
+      session,
+      query,
+      schema: currentSchema(metadata),
+      spec: defaultSpec(metadata),
+      dataLocation: dataLocation(metadata),
+      io,
+      properties: metadata.properties,
+      writerName,
+    });
+  }
+
+  async function writeRowLevelTables(catalog: SqlCatalog): Promise<void> {
+    const { fields } = assignFreshIds([
+      { name: 'id', required: false, type: primitive('long') },
+      { name: 'label', required: false, type: primitive('string') },
+      { name: 'region', required: false, type: primitive('string') },
+    ]);
+    for (const c of ROW_LEVEL) {
+      const identifier: TableIdentifier = { namespace: ['lake'], name: c.table };
+      const by = c.partitionBy;
+      const source = fields.find((f) => f.name === by?.column);
+      const partitionSpec =
+        by === undefined || source === undefined
+          ? undefined
+          : { specId: 0, fields: [{ sourceId: source.id, fieldId: 1000, name: `${by.column}_part`, transform: by.transform }] };
+      await catalog.createTable(identifier, {
+        schema: { schemaId: 0, identifierFieldIds: [], fields },
+        properties: c.properties,
+        ...(partitionSpec === undefined ? {} : { partitionSpec }),
+      });
+      for (const from of [0, 30, 60]) {
+        const { metadata } = await catalog.loadTable(identifier);
+        const files = await writeFiles(rowsSql(from, 30, 0), metadata, c.table);
+        await commitSnapshot({ catalog, identifier, base: { metadata, io, create: false }, mode: 'append', addedFiles: files });
+      }
+      const target: RowOperationTarget = { catalog, identifier, io, session };
+      const deleted = await deleteWhere(target, DELETE_PREDICATE);
+      expect(deleted.snapshot).toBeDefined();
+      afterDelete.set(c.table, {
+        snapshotId: deleted.snapshot!.snapshotId,
+        rows: await keyedRows(`SELECT * FROM (${rowsSql(0, 90, 0)}) WHERE NOT (${DELETE_PREDICATE})`),
+      });
+      for (const sourceQuery of UPSERTS) await upsert(target, { keyColumns: ['id'], sourceQuery });
+    }
+    // Independently: the surviving seed rows, replaced key by key by the latest upsert holding it.
+    const stages = [`SELECT *, 0 AS stage FROM (${rowsSql(0, 90, 0)}) WHERE NOT (${DELETE_PREDICATE})`, ...UPSERTS.map((s, i) => `SELECT *, ${i + 1} AS stage FROM (${s})`)];
+    upserted = await keyedRows(`SELECT id, label, region FROM (${stages.join(' UNION ALL ')}) QUALIFY row_number() OVER (PARTITION BY id ORDER BY stage DESC) = 1`);
+  }
+
+  function runEvolvingPipeline(warehouse: string): void {
+    mkdirSync(join(work, 'data'));
+    copyFileSync(join(REPO, 'examples/quickstart/data/orders.parquet'), join(work, 'data/orders.parquet'));
+    const first = thund(['run', writePipeline(work, 'first', '[currency]', 'id <= 500'), '--warehouse', warehouse]);
+    expect(first.stderr).toBe('');
+    expect(first.status).toBe(0);
+    const second = thund(['run', writePipeline(work, 'second', '["bucket(4, order_id)", month(ship_date)]', 'id > 500'), '--warehouse', warehouse]);
+    expect(second.stderr).toBe('');
+    expect(second.status).toBe(0);
+  }
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'thund-trino-partitions-'));
+    session = await DuckDbSession.open({ threads: 1 });
+    const library = join(work, 'library');
+    const cli = join(work, 'cli');
+    mkdirSync(library);
+    const catalog = new SqlCatalog({ databasePath: join(library, 'catalog.db'), warehouse: toFileUri(library), io });
+    try {
+      await catalog.createNamespace(['lake']);
+      await writePartitionedTables(catalog);
+      await writeRowLevelTables(catalog);
+    } finally {
+      await catalog.close();
+    }
+    runEvolvingPipeline(cli);
+
+    const startedAt = Date.now();
+    trino = await startTrino({
+      catalogs: {
+        lib: { type: 'sqlite', catalogDb: join(library, 'catalog.db'), warehouse: pathToFileURL(library).href, catalogName: 'default' },
+        cli: { type: 'sqlite', catalogDb: join(cli, 'catalog.db'), warehouse: pathToFileURL(cli).href, catalogName: 'default' },
+      },
+    });
+    console.log(`${summaryLine(trino, trino.uri)} (ready in ${seconds(startedAt)})`);
+  });
+
+  afterAll(async () => {
+    await trino?.stop();
+    session?.close();
+    if (work !== undefined) rmSync(work, { recursive: true, force: true });
+  });
+
+  const select = async (sql: string) => queryTrinoRows(trino.uri, sql);
+
+  describe.each(PARTITIONED.map((c) => [c.table, c] as const))('partitioned lib.lake.%s', (table, c) => {
+    it('reads exactly the source rows', async () => {
+      const { rows } = await select(`SELECT * FROM lib.lake.${table}`);
+      const summary = verifyTableRows({ expected: await sourceRows(), actual: rows, columns: PART_COLUMNS, reader: 'trino', table });
+      expect(summary.rows).toBe(SOURCE_ROWS);
+    });
+
+    it.each(c.filters.map((f) => [f.trino, f] as const))('reads exactly the rows matching %s, from fewer rows than the table has', async (_, filter) => {
+      const expected = await sourceRows(filter.duckdb);
+      expect(expected.length).toBeGreaterThan(0);
+      const { queryId, rows } = await select(`SELECT * FROM lib.lake.${table} WHERE ${filter.trino}`);
+      verifyTableRows({ expected, actual: rows, columns: PART_COLUMNS, reader: 'trino (filtered)', table });
+      const read = await trinoPhysicalInputRows(trino.uri, queryId);
+      console.log(`trino read ${read} of ${SOURCE_ROWS} rows of ${table} for ${filter.trino} (${expected.length} match)`);
+      expect(read).toBeGreaterThanOrEqual(expected.length);
+      expect(read).toBeLessThan(SOURCE_ROWS / 2);
+      if (filter.partitions !== undefined) expect(read).toBeLessThanOrEqual((await sourceRows(filter.partitions)).length);
+    });
+
+    it('lists the partitions in $partitions with the record counts of the source', async () => {
+      const { rows } = await select(`SELECT partition, record_count, file_count FROM lib.lake."${table}$partitions"`);
+      expect(rows.reduce((n, row) => n + Number(row['record_count']), 0)).toBe(SOURCE_ROWS);
+      expect(rows.every((row) => Number(row['file_count']) >= 1)).toBe(true);
+      const value = c.partitionValue;
+      const expected = await session.queryJson(`SELECT ${value.duckdb} AS value, count(*)::VARCHAR AS record_count FROM src GROUP BY 1`);
+      // Summed per value of this field: with two fields, several partitions share one value.
+      const counts = new Map<unknown, number>();
+      for (const row of rows) {
+        const key = (row['partition'] as Record<string, unknown>)[value.field];
+        counts.set(key, (counts.get(key) ?? 0) + Number(row['record_count']));
+      }
+      if (c.partitionBy.length > 1) expect(rows.length).toBeGreaterThan(counts.size);
+      const actual = [...counts].map(([key, count]) => ({ value: key, record_count: count }));
+      verifyTableRows({
+        expected,
+        actual,
+        columns: [
+          { name: 'value', type: 'string' },
+          { name: 'record_count', type: 'long' },
+        ],
+        reader: 'trino $partitions',
+        table,
+      });
+    });
+  });
+
+  describe.each(ROW_LEVEL.map((c) => [c.table, c] as const))('row-level lib.lake.%s', (table, c) => {
+    const check = (rows: readonly Row[], expected: readonly Row[], reader: string): void => {
+      verifyTableRows({ expected, actual: rows, columns: ROW_COLUMNS, reader, table });
+      const ids = rows.map((row) => String(row['id']));
+      expect(new Set(ids).size, `${reader} sees a key twice in ${table}`).toBe(ids.length);
+    };
+
+    it('reads exactly the rows left by deleteWhere, at its snapshot', async () => {
+      const deleted = afterDelete.get(table)!;
+      const { rows } = await select(`SELECT * FROM lib.lake.${table} FOR VERSION AS OF ${deleted.snapshotId}`);
+      check(rows, deleted.rows, 'trino (after deletes)');
+    });
+
+    it('reads exactly the rows after three upserts over the same keys', async () => {
+      const { rows } = await select(`SELECT * FROM lib.lake.${table}`);
+      check(rows, upserted, 'trino');
+      const { rows: deletes } = await select(`SELECT count(*) AS n FROM lib.lake."${table}$files" WHERE content <> 0`);
+      const copyOnWrite = c.properties['write.update.mode'] === 'copy-on-write';
+      if (copyOnWrite) expect(Number(deletes[0]!['n'])).toBe(0);
+      else expect(Number(deletes[0]!['n'])).toBeGreaterThan(0);
+    });
+  });
+
+  describe('cli.lake.parts, partitioned by currency, then by bucket(4, order_id) and month(ship_date)', () => {
+    const expectedOrders = (where?: string): Promise<Row[]> =>
+      session.queryJson(
+        `SELECT order_id, currency, strftime(ship_date, '%Y-%m-%d') AS ship_date FROM (${EVOLVED_SELECT.replace(
+          'FROM orders',
+          `FROM read_parquet('${join(REPO, 'examples/quickstart/data/orders.parquet')}')`,
+        )}) ${where === undefined ? '' : `WHERE ${where}`}`,
+      );
+
+    it('has files under both specs', async () => {
+      const { rows } = await select(`SELECT spec_id, count(*) AS n FROM cli.lake."parts$files" GROUP BY spec_id`);
+      expect(rows.map((row) => Number(row['spec_id'])).sort()).toEqual([0, 1]);
+    });
+
+    it('reads every row of both runs exactly', async () => {
+      const expected = await expectedOrders();
+      expect(expected.length).toBe(1000);
+      const { rows } = await select('SELECT * FROM cli.lake.parts');
+      verifyTableRows({ expected, actual: rows, columns: EVOLVED_COLUMNS, reader: 'trino', table: 'lake.parts' });
+    });
+
+    it('reads exactly the rows of a filter on the first spec and one on the second', async () => {
+      for (const where of [`currency = 'EUR'`, `ship_date >= DATE '2024-02-01' AND ship_date < DATE '2024-03-01'`]) {
+        const expected = await expectedOrders(where);
+        expect(expected.length).toBeGreaterThan(0);
+        const { rows } = await select(`SELECT * FROM cli.lake.parts WHERE ${where}`);
+        verifyTableRows({ expected, actual: rows, columns: EVOLVED_COLUMNS, reader: `trino (${where})`, table: 'lake.parts' });
+      }
+    });
+  });
+});
