@@ -74,9 +74,10 @@ export async function writeDeletedManifest(
   return writeEntries(context, entries, content, specId, index);
 }
 
-async function writeEntries(
+/** Writes one manifest of `entries` (one partition spec) for this commit. */
+export async function writeEntries(
   context: ManifestWriteContext,
-  entries: ManifestEntry[],
+  entries: readonly ManifestEntry[],
   content: ManifestContent,
   specId: number,
   index: number,

@@ -15,14 +15,8 @@ import {
   type ManifestEntry,
   type ManifestFile,
 } from '../iceberg/data-file.js';
-import { partitionType, writeManifest } from '../iceberg/manifest.js';
-import { stringifyJson } from '../iceberg/json.js';
-import { currentSchema, specById } from '../iceberg/snapshot-ancestry.js';
 import type { Snapshot, TableMetadata } from '../iceberg/table-metadata.js';
-import { schemaToJson } from '../iceberg/type-json.js';
-import { IcebergFormatError } from '../errors.js';
-import { manifestLocation } from './locations.js';
-import type { ManifestWriteContext, PendingManifest } from './pending-manifests.js';
+import { writeEntries, type ManifestWriteContext, type PendingManifest } from './pending-manifests.js';
 import { liveEntriesOf, manifestsOf } from './scan.js';
 import type { RemovedSet } from './snapshot-changes.js';
 
@@ -116,31 +110,4 @@ export class ManifestRewrites {
     }
     return { manifests, kept, files: removed };
   }
-}
-
-async function writeEntries(
-  context: ManifestWriteContext,
-  entries: readonly ManifestEntry[],
-  content: ManifestContent,
-  specId: number,
-  index: number,
-): Promise<PendingManifest> {
-  const { metadata } = context;
-  const schema = currentSchema(metadata);
-  const spec = specById(metadata, specId);
-  if (spec === undefined) throw new IcebergFormatError(`Table metadata has no partition spec ${specId}`, { context: { specId } });
-  const written = writeManifest({
-    entries,
-    spec,
-    partitionType: partitionType(spec, schema),
-    schema,
-    schemaJsonText: stringifyJson(schemaToJson(schema)),
-    formatVersion: metadata.formatVersion === 3 ? 3 : 2,
-    content,
-    snapshotId: context.snapshotId,
-  });
-  const path = manifestLocation(metadata, context.commitId, index);
-  await context.io.writeNew(path, written.bytes);
-  const { minDataSequenceNumber, ...file } = written.summary;
-  return { file: { ...file, manifestPath: path, manifestLength: BigInt(written.bytes.byteLength) }, minDataSequenceNumber };
 }

@@ -2,9 +2,11 @@
  * Runs the built `thund` CLI (dist/) as a user would, and small readers for what it wrote.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 import { parseJson } from '../../src/iceberg/json.js';
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -49,4 +51,24 @@ export function filesUnder(root: string): string[] {
   };
   walk(root);
   return out.sort();
+}
+
+/**
+ * A temporary folder holding the quickstart's input as `data/orders.parquet`, made before the
+ * calling file's tests and removed after them; call at the top level of a test file.
+ */
+export function ordersWorkdir(prefix: string): () => string {
+  let work: string | undefined;
+  beforeAll(() => {
+    work = mkdtempSync(join(tmpdir(), prefix));
+    mkdirSync(join(work, 'data'));
+    copyFileSync(join(REPO, 'examples/quickstart/data/orders.parquet'), join(work, 'data/orders.parquet'));
+  });
+  afterAll(() => {
+    if (work !== undefined) rmSync(work, { recursive: true, force: true });
+  });
+  return () => {
+    if (work === undefined) throw new Error('ordersWorkdir: used outside a test');
+    return work;
+  };
 }

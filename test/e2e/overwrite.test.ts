@@ -2,18 +2,17 @@
  * mode: overwrite replaces the table's rows in one snapshot; pyiceberg reads only the new rows,
  * and time travel to the earlier snapshot still sees the old ones.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { readWithPyiceberg } from '../interop/pyiceberg.js';
-import { REPO, inspect, thund } from './cli.js';
+import { inspect, ordersWorkdir, thund } from './cli.js';
 
-let work: string;
+const workdir = ordersWorkdir('thund-overwrite-');
 
 function specFile(name: string, mode: string, where: string): string {
-  const file = join(work, `${name}.yaml`);
+  const file = join(workdir(), `${name}.yaml`);
   writeFileSync(
     file,
     `pipeline: ${name}
@@ -30,16 +29,8 @@ flows:
   return file;
 }
 
-beforeAll(() => {
-  work = mkdtempSync(join(tmpdir(), 'thund-overwrite-'));
-  mkdirSync(join(work, 'data'));
-  copyFileSync(join(REPO, 'examples/quickstart/data/orders.parquet'), join(work, 'data/orders.parquet'));
-});
-
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-
 it('overwrites the whole table in one snapshot that readers agree on', async () => {
-  const warehouse = join(work, 'warehouse');
+  const warehouse = join(workdir(), 'warehouse');
   expect(thund(['run', specFile('first', 'append', 'id < 300'), '--warehouse', warehouse]).status).toBe(0);
   const replaced = thund(['run', specFile('second', 'overwrite', 'id >= 900'), '--warehouse', warehouse]);
   expect(replaced.stderr).toBe('');

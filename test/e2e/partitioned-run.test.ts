@@ -3,18 +3,17 @@
  * other terms evolves the spec in the same commit as its data (old files keep their spec), and
  * pyiceberg reads every row and prunes by the new partitioning.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { readWithPyiceberg } from '../interop/pyiceberg.js';
-import { REPO, inspect, thund } from './cli.js';
+import { inspect, ordersWorkdir, thund } from './cli.js';
 
-let work: string;
+const workdir = ordersWorkdir('thund-partitioned-');
 
 function specFile(name: string, partitionedBy: string, where: string): string {
-  const file = join(work, `${name}.yaml`);
+  const file = join(workdir(), `${name}.yaml`);
   writeFileSync(
     file,
     `pipeline: ${name}
@@ -31,16 +30,8 @@ flows:
   return file;
 }
 
-beforeAll(() => {
-  work = mkdtempSync(join(tmpdir(), 'thund-partitioned-'));
-  mkdirSync(join(work, 'data'));
-  copyFileSync(join(REPO, 'examples/quickstart/data/orders.parquet'), join(work, 'data/orders.parquet'));
-});
-
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-
 it('creates a partitioned table, evolves its spec on a later run, and readers see every row', async () => {
-  const warehouse = join(work, 'warehouse');
+  const warehouse = join(workdir(), 'warehouse');
   const first = thund(['run', specFile('first', '[currency]', 'id <= 500'), '--warehouse', warehouse]);
   expect(first.stderr).toBe('');
   const second = thund(['run', specFile('second', '["bucket(4, order_id)", month(ship_date)]', 'id > 500'), '--warehouse', warehouse]);
@@ -75,13 +66,13 @@ it('creates a partitioned table, evolves its spec on a later run, and readers se
 });
 
 it('says how to quote a term that YAML split at its comma', () => {
-  const refused = thund(['run', specFile('split', '[bucket(4, order_id)]', 'id <= 10'), '--warehouse', join(work, 'split')]);
+  const refused = thund(['run', specFile('split', '[bucket(4, order_id)]', 'id <= 10'), '--warehouse', join(workdir(), 'split')]);
   expect(refused.status).toBe(1);
   expect(refused.stderr).toContain('quote terms that contain a comma');
 });
 
 it('refuses a partition term on a column the flow does not produce, naming it, and creates nothing', () => {
-  const warehouse = join(work, 'refused');
+  const warehouse = join(workdir(), 'refused');
   const refused = thund(['run', specFile('bad', '[day(no_such_column)]', 'id <= 10'), '--warehouse', warehouse]);
   expect(refused.status).toBe(1);
   expect(refused.stderr).toContain('no_such_column');

@@ -2,18 +2,17 @@
  * A later run whose flow adds a column and widens one: the CLI says what changed in the table's
  * schema (so a misspelt column is noticed), and pyiceberg reads old rows with nulls in the new column.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { readWithPyiceberg } from '../interop/pyiceberg.js';
-import { REPO, thund } from './cli.js';
+import { ordersWorkdir, thund } from './cli.js';
 
-let work: string;
+const workdir = ordersWorkdir('thund-evolve-');
 
 function specFile(name: string, select: string, properties = ''): string {
-  const file = join(work, `${name}.yaml`);
+  const file = join(workdir(), `${name}.yaml`);
   writeFileSync(
     file,
     `pipeline: ${name}
@@ -30,16 +29,8 @@ flows:
   return file;
 }
 
-beforeAll(() => {
-  work = mkdtempSync(join(tmpdir(), 'thund-evolve-'));
-  mkdirSync(join(work, 'data'));
-  copyFileSync(join(REPO, 'examples/quickstart/data/orders.parquet'), join(work, 'data/orders.parquet'));
-});
-
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-
 it('reports added and widened columns, and readers see nulls for old rows', async () => {
-  const warehouse = join(work, 'warehouse');
+  const warehouse = join(workdir(), 'warehouse');
   const first = thund(['run', specFile('first', 'CAST(id AS INTEGER) AS order_id'), '--warehouse', warehouse]);
   expect(first.stderr).toBe('');
   expect(first.stdout).not.toContain('schema:');
@@ -67,7 +58,7 @@ it('reports added and widened columns, and readers see nulls for old rows', asyn
 });
 
 it('with thund.schema.auto-evolve false, a new column fails the run and changes nothing', () => {
-  const warehouse = join(work, 'strict');
+  const warehouse = join(workdir(), 'strict');
   expect(thund(['run', specFile('strict1', 'CAST(id AS BIGINT) AS order_id'), '--warehouse', warehouse]).status).toBe(0);
   const refused = thund([
     'run',

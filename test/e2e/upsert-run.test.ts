@@ -2,18 +2,17 @@
  * `mode: upsert` with `keys`: each run replaces the rows whose key it produces and adds the rest,
  * in one snapshot; after three overlapping runs pyiceberg sees every key once with its latest row.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { readWithPyiceberg } from '../interop/pyiceberg.js';
-import { REPO, inspect, thund } from './cli.js';
+import { inspect, ordersWorkdir, thund } from './cli.js';
 
-let work: string;
+const workdir = ordersWorkdir('thund-upsert-');
 
 function specFile(name: string, label: string, from: number, to: number, table = '{mode: upsert, keys: [order_id]}'): string {
-  const file = join(work, `${name}.yaml`);
+  const file = join(workdir(), `${name}.yaml`);
   writeFileSync(
     file,
     `pipeline: ${name}
@@ -30,16 +29,8 @@ flows:
   return file;
 }
 
-beforeAll(() => {
-  work = mkdtempSync(join(tmpdir(), 'thund-upsert-'));
-  mkdirSync(join(work, 'data'));
-  copyFileSync(join(REPO, 'examples/quickstart/data/orders.parquet'), join(work, 'data/orders.parquet'));
-});
-
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-
 it('three overlapping upserts leave every key once, with the row of its latest run', async () => {
-  const warehouse = join(work, 'warehouse');
+  const warehouse = join(workdir(), 'warehouse');
   const runs: [string, number, number][] = [
     ['a', 1, 100],
     ['b', 50, 150],
@@ -67,10 +58,10 @@ it('three overlapping upserts leave every key once, with the row of its latest r
 });
 
 it('refuses mode upsert without keys, and keys without upsert, at their lines', () => {
-  const noKeys = thund(['run', specFile('no_keys', 'x', 1, 2, '{mode: upsert}'), '--warehouse', join(work, 'refused')]);
+  const noKeys = thund(['run', specFile('no_keys', 'x', 1, 2, '{mode: upsert}'), '--warehouse', join(workdir(), 'refused')]);
   expect(noKeys.status).toBe(1);
   expect(noKeys.stderr).toContain('mode upsert needs keys');
-  const strayKeys = thund(['run', specFile('stray', 'x', 1, 2, '{mode: append, keys: [order_id]}'), '--warehouse', join(work, 'refused')]);
+  const strayKeys = thund(['run', specFile('stray', 'x', 1, 2, '{mode: append, keys: [order_id]}'), '--warehouse', join(workdir(), 'refused')]);
   expect(strayKeys.status).toBe(1);
   expect(strayKeys.stderr).toContain('keys are used only with mode: upsert');
 });
