@@ -21,6 +21,14 @@ afterAll(async () => {
 const KILLS = 20;
 const TOTAL = 120_000;
 
+async function untilCommitted(serve: ServeProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (serve.committedBatches() === 0) {
+    if (Date.now() > deadline) throw new Error(`thund serve committed no batch within ${timeoutMs} ms`);
+    await sleep(100);
+  }
+}
+
 describe('thund serve under kill -9', () => {
   it(`loses and duplicates nothing over ${KILLS} kills while producing`, async () => {
     const pipeline = embeddedPipelineFile();
@@ -36,6 +44,9 @@ describe('thund serve under kill -9', () => {
       const serve = await ServeProcess.start({ pipeline, brokers: kafka.brokers, topic, group, table: tableName(table), commitRecords: 4_000, commitIntervalMs: 700 });
       started.push(serve);
       // Random moments from process start (often before the group join) to several batches in.
+      // Every fourth run is first let commit a batch, so that on a slow machine too some kills
+      // hit a service that is landing data (between file writes and commits).
+      if (kill % 4 === 3) await untilCommitted(serve, 120_000);
       await sleep(500 + Math.floor(Math.random() * 7_000));
       committedBeforeKill += serve.committedBatches();
       serve.kill('SIGKILL');
