@@ -9,7 +9,7 @@
  * Field ids, names and identifier-field-ids of existing columns never change here.
  */
 import { SchemaMismatchError } from '../errors.js';
-import { assignFreshIds, type UnassignedField, type UnassignedType } from './schema.js';
+import { assignFreshIds, typeText, type UnassignedField, type UnassignedType } from './schema.js';
 import type { IcebergType, NestedField, PrimitiveType } from './types.js';
 import { isPrimitive } from './types.js';
 
@@ -52,24 +52,6 @@ interface Problem {
   readonly from: string;
   readonly to: string;
   readonly why: string;
-}
-
-/** Iceberg's text form of a type (`decimal(9, 2)`, `struct<a: int>`), for messages. */
-export function typeText(t: IcebergType | UnassignedType): string {
-  switch (t.kind) {
-    case 'decimal':
-      return `decimal(${t.precision}, ${t.scale})`;
-    case 'fixed':
-      return `fixed[${t.length}]`;
-    case 'struct':
-      return `struct<${t.fields.map((f: { name: string; type: IcebergType | UnassignedType }) => `${f.name}: ${typeText(f.type)}`).join(', ')}>`;
-    case 'list':
-      return `list<${typeText(t.element)}>`;
-    case 'map':
-      return `map<${typeText(t.key)}, ${typeText(t.value)}>`;
-    default:
-      return t.kind;
-  }
 }
 
 /** Index of the item named `name`: the exact name, else the only case-insensitive match, else -1. */

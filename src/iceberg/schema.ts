@@ -150,14 +150,15 @@ export interface ColumnProjection {
   readonly needsCast: boolean;
 }
 
-function typeText(t: UnassignedType): string {
+/** Iceberg's text form of a type (`decimal(9, 2)`, `struct<a: int>`), for messages. */
+export function typeText(t: IcebergType | UnassignedType): string {
   switch (t.kind) {
     case 'decimal':
       return `decimal(${t.precision}, ${t.scale})`;
     case 'fixed':
       return `fixed[${t.length}]`;
     case 'struct':
-      return `struct<${t.fields.map((f) => `${f.name}: ${typeText(f.type)}`).join(', ')}>`;
+      return `struct<${t.fields.map((f: { name: string; type: IcebergType | UnassignedType }) => `${f.name}: ${typeText(f.type)}`).join(', ')}>`;
     case 'list':
       return `list<${typeText(t.element)}>`;
     case 'map':

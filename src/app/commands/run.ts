@@ -5,7 +5,8 @@
 import { formatIdentifier } from '../../../catalog/catalog.js';
 import { createParquetSourceConnector } from '../../../connectors/parquet/parquet-source.js';
 import { runPipeline } from '../../engine/run-pipeline.js';
-import { typeText, type SchemaEvolutionChange } from '../../iceberg/schema-evolution.js';
+import type { SchemaEvolutionChange } from '../../iceberg/schema-evolution.js';
+import { typeText } from '../../iceberg/schema.js';
 import { loadPipelineSpec } from '../../pipeline/spec.js';
 import { openCatalog, type CatalogOverrides } from '../open-catalog.js';
 
