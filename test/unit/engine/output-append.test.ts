@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DuckDbSession } from '../../../src/duckdb/session.js';
 import { WindowAggregation } from '../../../src/engine/operators/window-aggregation.js';
-import { openSession, windowRows } from './engine-test-helpers.js';
-import { BATCHES, loadBatch, windowedSum } from './output-mode-fixture.js';
+import { openSession } from './engine-test-helpers.js';
+import { BATCHES, emittedPerBatch, loadBatch, windowedSum } from './output-mode-fixture.js';
 
 let session: DuckDbSession;
 beforeEach(async () => {
@@ -13,12 +13,7 @@ afterEach(() => session.close());
 describe('append output mode', () => {
   it('emits each window exactly once, in the batch whose watermark reaches its end', async () => {
     const op = windowedSum(session, 'append');
-    const emitted = [];
-    for (let i = 0; i < BATCHES.length; i++) {
-      await loadBatch(session, i);
-      const result = await op.processBatch('batch');
-      emitted.push(await windowRows(session, result.output, ['k'], ['n', 'total']));
-    }
+    const emitted = await emittedPerBatch(session, op);
     expect(emitted).toEqual([
       [],
       [

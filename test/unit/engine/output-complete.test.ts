@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DuckDbSession } from '../../../src/duckdb/session.js';
-import { openSession, windowRows } from './engine-test-helpers.js';
-import { BATCHES, loadBatch, windowedSum } from './output-mode-fixture.js';
+import { openSession } from './engine-test-helpers.js';
+import { emittedPerBatch, windowedSum } from './output-mode-fixture.js';
 
 let session: DuckDbSession;
 beforeEach(async () => {
@@ -12,12 +12,7 @@ afterEach(() => session.close());
 describe('complete output mode', () => {
   it('emits the whole result every batch, finalised windows included', async () => {
     const op = windowedSum(session, 'complete');
-    const emitted = [];
-    for (let i = 0; i < BATCHES.length; i++) {
-      await loadBatch(session, i);
-      const result = await op.processBatch('batch');
-      emitted.push(await windowRows(session, result.output, ['k'], ['n', 'total']));
-    }
+    const emitted = await emittedPerBatch(session, op);
     const afterThird = [
       ['a', 0, 10, 3, 13],
       ['a', 10, 20, 1, 4],

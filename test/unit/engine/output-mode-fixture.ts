@@ -5,7 +5,7 @@
  */
 import type { DuckDbSession } from '../../../src/duckdb/session.js';
 import { WindowAggregation, type OutputMode } from '../../../src/engine/operators/window-aggregation.js';
-import { at, createTable } from './engine-test-helpers.js';
+import { at, createTable, windowRows } from './engine-test-helpers.js';
 
 export const BATCHES: readonly (readonly [string, number, number])[][] = [
   [['a', 1, 1], ['a', 4, 2], ['b', 12, 3]],
@@ -31,4 +31,15 @@ export function windowedSum(session: DuckDbSession, outputMode: OutputMode, name
 
 export async function loadBatch(session: DuckDbSession, index: number, table = 'batch'): Promise<void> {
   await createTable(session, table, 'k VARCHAR, ts TIMESTAMP, v INTEGER', BATCHES[index]!.map(([k, s, v]) => [k, at(s), v]));
+}
+
+/** Feeds every batch to the operator; per batch, the emitted rows as [k, start, end, n, total]. */
+export async function emittedPerBatch(session: DuckDbSession, op: WindowAggregation): Promise<unknown[][]> {
+  const emitted: unknown[][] = [];
+  for (let i = 0; i < BATCHES.length; i++) {
+    await loadBatch(session, i);
+    const result = await op.processBatch('batch');
+    emitted.push(await windowRows(session, result.output, ['k'], ['n', 'total']));
+  }
+  return emitted;
 }

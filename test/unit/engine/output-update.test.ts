@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DuckDbSession } from '../../../src/duckdb/session.js';
 import { WindowAggregation } from '../../../src/engine/operators/window-aggregation.js';
 import { at, createTable, openSession, rowsOf, windowRows } from './engine-test-helpers.js';
-import { BATCHES, loadBatch, windowedSum } from './output-mode-fixture.js';
+import { emittedPerBatch, windowedSum } from './output-mode-fixture.js';
 
 let session: DuckDbSession;
 beforeEach(async () => {
@@ -13,12 +13,7 @@ afterEach(() => session.close());
 describe('update output mode', () => {
   it('emits the windows each batch changed, with their new aggregates, as upserts keyed by key + window', async () => {
     const op = windowedSum(session, 'update');
-    const emitted = [];
-    for (let i = 0; i < BATCHES.length; i++) {
-      await loadBatch(session, i);
-      const result = await op.processBatch('batch');
-      emitted.push(await windowRows(session, result.output, ['k'], ['n', 'total']));
-    }
+    const emitted = await emittedPerBatch(session, op);
     expect(emitted).toEqual([
       [
         ['a', 0, 10, 2, 3],
