@@ -20,12 +20,10 @@ import { currentSchema, defaultSpec } from '../../src/iceberg/snapshot-ancestry.
 import type { PartitionField, TableMetadata } from '../../src/iceberg/table-metadata.js';
 import { primitive } from '../../src/iceberg/types.js';
 import { commitSnapshot } from '../../src/table/commit-snapshot.js';
-import { deleteWhere } from '../../src/table/delete-where.js';
 import { dataLocation } from '../../src/table/locations.js';
-import type { RowOperationTarget } from '../../src/table/row-operation.js';
-import { upsert } from '../../src/table/upsert.js';
 import { writePartitionedDataFiles } from '../../src/write/partitioned-data-file-writer.js';
 import { REPO, thund } from '../e2e/cli.js';
+import { buildRowLevelTables, isCopyOnWrite, ROW_LEVEL_CASES, ROW_LEVEL_COLUMNS, type RowLevelTables } from '../interop/row-level-workload.js';
 import { verifyTableRows, type ColumnType, type Row } from '../interop/verify.js';
 import { startTrino, type RunningTrino } from '../stack/trino.js';
 import { summaryLine } from '../stack/service.js';
@@ -99,32 +97,7 @@ const PARTITIONED: readonly PartitionedCase[] = [
   },
 ];
 
-// --- row-level operations (the shapes of test/interop/row-level-readers.test.ts) ---
-
-const ROW_COLUMNS: readonly ColumnType[] = [
-  { name: 'id', type: 'long' },
-  { name: 'label', type: 'string' },
-  { name: 'region', type: 'string' },
-];
-/** Rows id in [from, from + count): label 'v<version>-<id>', region by id % 3. */
-const rowsSql = (from: number, count: number, version: number): string =>
-  `SELECT range::BIGINT AS id, 'v${version}-' || range AS label, ['a', 'b', 'c'][range % 3 + 1] AS region FROM range(${from}, ${from + count})`;
-const DELETE_PREDICATE = "id % 10 = 3 OR id BETWEEN 60 AND 89 OR (region = 'b' AND id < 20)";
-const UPSERTS = [rowsSql(20, 50, 1), rowsSql(40, 80, 2), rowsSql(30, 60, 3)];
-const COPY_ON_WRITE = { 'write.delete.mode': 'copy-on-write', 'write.update.mode': 'copy-on-write' };
-
-interface RowLevelCase {
-  readonly table: string;
-  readonly partitionBy?: { readonly transform: string; readonly column: 'id' | 'region' };
-  readonly properties: Record<string, string>;
-}
-
-const ROW_LEVEL: readonly RowLevelCase[] = [
-  { table: 'mor', properties: {} },
-  { table: 'mor_by_region', partitionBy: { transform: 'identity', column: 'region' }, properties: {} },
-  { table: 'mor_by_bucket', partitionBy: { transform: 'bucket[16]', column: 'id' }, properties: {} },
-  { table: 'cow_by_bucket', partitionBy: { transform: 'bucket[16]', column: 'id' }, properties: COPY_ON_WRITE },
-];
+// --- row-level operations: test/interop/row-level-workload.ts ---
 
 // --- spec evolved by `thund run` (the pipeline of test/e2e/partitioned-run.test.ts) ---
 
@@ -159,13 +132,11 @@ describe('trino 483 reads partitioned, row-level-changed and spec-evolved tables
   let work: string;
   let session: DuckDbSession;
   let trino: RunningTrino;
-  const afterDelete = new Map<string, { snapshotId: bigint; rows: Row[] }>();
-  let upserted: Row[];
+  let rowLevel: RowLevelTables;
 
   /** Rows of the partition source matching a DuckDB predicate (ts as µs, as verify.ts reads it). */
   const sourceRows = (where?: string): Promise<Row[]> =>
     session.queryJson(`SELECT id, epoch_us(ts) AS ts, name, region, x FROM src ${where === undefined ? '' : `WHERE ${where}`}`);
-  const keyedRows = (sql: string): Promise<Row[]> => session.queryJson(`SELECT id::VARCHAR AS id, label, region FROM (${sql})`);
 
   async function writePartitionedTables(catalog: SqlCatalog): Promise<void> {
     await session.run(`CREATE TABLE src AS ${SOURCE}`);
@@ -193,44 +164,6 @@ describe('trino 483 reads partitioned, row-level-changed and spec-evolved tables
     });
   }
 
-  async function writeRowLevelTables(catalog: SqlCatalog): Promise<void> {
-    const { fields } = assignFreshIds([
-      { name: 'id', required: false, type: primitive('long') },
-      { name: 'label', required: false, type: primitive('string') },
-      { name: 'region', required: false, type: primitive('string') },
-    ]);
-    for (const c of ROW_LEVEL) {
-      const identifier: TableIdentifier = { namespace: ['lake'], name: c.table };
-      const by = c.partitionBy;
-      const source = fields.find((f) => f.name === by?.column);
-      const partitionSpec =
-        by === undefined || source === undefined
-          ? undefined
-          : { specId: 0, fields: [{ sourceId: source.id, fieldId: 1000, name: `${by.column}_part`, transform: by.transform }] };
-      await catalog.createTable(identifier, {
-        schema: { schemaId: 0, identifierFieldIds: [], fields },
-        properties: c.properties,
-        ...(partitionSpec === undefined ? {} : { partitionSpec }),
-      });
-      for (const from of [0, 30, 60]) {
-        const { metadata } = await catalog.loadTable(identifier);
-        const files = await writeFiles(rowsSql(from, 30, 0), metadata, c.table);
-        await commitSnapshot({ catalog, identifier, base: { metadata, io, create: false }, mode: 'append', addedFiles: files });
-      }
-      const target: RowOperationTarget = { catalog, identifier, io, session };
-      const deleted = await deleteWhere(target, DELETE_PREDICATE);
-      expect(deleted.snapshot).toBeDefined();
-      afterDelete.set(c.table, {
-        snapshotId: deleted.snapshot!.snapshotId,
-        rows: await keyedRows(`SELECT * FROM (${rowsSql(0, 90, 0)}) WHERE NOT (${DELETE_PREDICATE})`),
-      });
-      for (const sourceQuery of UPSERTS) await upsert(target, { keyColumns: ['id'], sourceQuery });
-    }
-    // Independently: the surviving seed rows, replaced key by key by the latest upsert holding it.
-    const stages = [`SELECT *, 0 AS stage FROM (${rowsSql(0, 90, 0)}) WHERE NOT (${DELETE_PREDICATE})`, ...UPSERTS.map((s, i) => `SELECT *, ${i + 1} AS stage FROM (${s})`)];
-    upserted = await keyedRows(`SELECT id, label, region FROM (${stages.join(' UNION ALL ')}) QUALIFY row_number() OVER (PARTITION BY id ORDER BY stage DESC) = 1`);
-  }
-
   function runEvolvingPipeline(warehouse: string): void {
     mkdirSync(join(work, 'data'));
     copyFileSync(join(REPO, 'examples/quickstart/data/orders.parquet'), join(work, 'data/orders.parquet'));
@@ -252,7 +185,7 @@ describe('trino 483 reads partitioned, row-level-changed and spec-evolved tables
     try {
       await catalog.createNamespace(['lake']);
       await writePartitionedTables(catalog);
-      await writeRowLevelTables(catalog);
+      rowLevel = await buildRowLevelTables({ catalog, io, session, namespace: ['lake'] });
     } finally {
       await catalog.close();
     }
@@ -322,25 +255,24 @@ describe('trino 483 reads partitioned, row-level-changed and spec-evolved tables
     });
   });
 
-  describe.each(ROW_LEVEL.map((c) => [c.table, c] as const))('row-level lib.lake.%s', (table, c) => {
+  describe.each(ROW_LEVEL_CASES.map((c) => [c.name, c] as const))('row-level lib.lake.%s', (table, c) => {
     const check = (rows: readonly Row[], expected: readonly Row[], reader: string): void => {
-      verifyTableRows({ expected, actual: rows, columns: ROW_COLUMNS, reader, table });
+      verifyTableRows({ expected, actual: rows, columns: ROW_LEVEL_COLUMNS, reader, table });
       const ids = rows.map((row) => String(row['id']));
       expect(new Set(ids).size, `${reader} sees a key twice in ${table}`).toBe(ids.length);
     };
 
     it('reads exactly the rows left by deleteWhere, at its snapshot', async () => {
-      const deleted = afterDelete.get(table)!;
+      const deleted = rowLevel.afterDelete.get(table)!;
       const { rows } = await select(`SELECT * FROM lib.lake.${table} FOR VERSION AS OF ${deleted.snapshotId}`);
       check(rows, deleted.rows, 'trino (after deletes)');
     });
 
     it('reads exactly the rows after three upserts over the same keys', async () => {
       const { rows } = await select(`SELECT * FROM lib.lake.${table}`);
-      check(rows, upserted, 'trino');
+      check(rows, rowLevel.final, 'trino');
       const { rows: deletes } = await select(`SELECT count(*) AS n FROM lib.lake."${table}$files" WHERE content <> 0`);
-      const copyOnWrite = c.properties['write.update.mode'] === 'copy-on-write';
-      if (copyOnWrite) expect(Number(deletes[0]!['n'])).toBe(0);
+      if (isCopyOnWrite(c)) expect(Number(deletes[0]!['n'])).toBe(0);
       else expect(Number(deletes[0]!['n'])).toBeGreaterThan(0);
     });
   });

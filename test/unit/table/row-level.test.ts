@@ -3,14 +3,12 @@
  * under merge-on-read and copy-on-write, read back through Thund's own scan (deletes applied),
  * with expected rows computed independently by DuckDB over the same generated data.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Catalog, TableIdentifier } from '../../../catalog/catalog.js';
-import { SqlCatalog } from '../../../catalog/sql/index.js';
-import { LocalFileIO, toFileUri } from '../../../connectors/storage/local-file-io.js';
-import { DuckDbSession } from '../../../src/duckdb/session.js';
+import type { SqlCatalog } from '../../../catalog/sql/index.js';
+import { openLocalWarehouse, type LocalWarehouse } from '../local-warehouse.js';
+import type { LocalFileIO } from '../../../connectors/storage/local-file-io.js';
+import type { DuckDbSession } from '../../../src/duckdb/session.js';
 import { CommitConflictError, InvalidInputError } from '../../../src/errors.js';
 import { DataFileContent, type DataFile } from '../../../src/iceberg/data-file.js';
 import { assignFreshIds } from '../../../src/iceberg/schema.js';
@@ -28,24 +26,10 @@ import { writeDataFiles } from '../../../src/write/data-file-writer.js';
 
 const ID: TableIdentifier = { namespace: ['db'], name: 't' };
 const COW = { 'write.delete.mode': 'copy-on-write', 'write.update.mode': 'copy-on-write' };
-let work: string;
-let io: LocalFileIO;
-let catalog: SqlCatalog;
-let session: DuckDbSession;
-
-beforeEach(async () => {
-  work = mkdtempSync(join(tmpdir(), 'thund-rows-'));
-  io = new LocalFileIO();
-  catalog = new SqlCatalog({ databasePath: join(work, 'catalog.db'), warehouse: toFileUri(work), io });
-  await catalog.createNamespace(['db']);
-  session = await DuckDbSession.open({ threads: 1 });
-});
-
-afterEach(async () => {
-  session.close();
-  await catalog.close();
-  rmSync(work, { recursive: true, force: true });
-});
+let warehouse: LocalWarehouse;
+let io: LocalFileIO, catalog: SqlCatalog, session: DuckDbSession;
+beforeEach(async () => ({ io, catalog, session } = warehouse = await openLocalWarehouse({ prefix: 'rows', namespaces: [['db']] })));
+afterEach(() => warehouse.close());
 
 async function createTable(properties: Record<string, string> = {}, id: TableIdentifier = ID): Promise<void> {
   const { fields } = assignFreshIds([

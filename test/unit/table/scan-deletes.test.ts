@@ -4,14 +4,12 @@
  * apply within its own commit), and deletes and pruning on a partitioned table (a delete file
  * lives in its data files' partition).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TableIdentifier } from '../../../catalog/catalog.js';
-import { SqlCatalog } from '../../../catalog/sql/index.js';
-import { LocalFileIO, toFileUri } from '../../../connectors/storage/local-file-io.js';
-import { DuckDbSession, quoteLiteral } from '../../../src/duckdb/session.js';
+import type { SqlCatalog } from '../../../catalog/sql/index.js';
+import { openLocalWarehouse, type LocalWarehouse } from '../local-warehouse.js';
+import type { LocalFileIO } from '../../../connectors/storage/local-file-io.js';
+import { quoteLiteral, type DuckDbSession } from '../../../src/duckdb/session.js';
 import type { DataFile } from '../../../src/iceberg/data-file.js';
 import type { FileIO } from '../../../src/iceberg/file-io.js';
 import { assignFreshIds } from '../../../src/iceberg/schema.js';
@@ -27,24 +25,10 @@ import { writeDataFiles } from '../../../src/write/data-file-writer.js';
 import { writePositionDeletes } from '../../../src/write/position-delete-writer.js';
 
 const ID: TableIdentifier = { namespace: ['db'], name: 't' };
-let work: string;
-let io: LocalFileIO;
-let catalog: SqlCatalog;
-let session: DuckDbSession;
-
-beforeEach(async () => {
-  work = mkdtempSync(join(tmpdir(), 'thund-scan-'));
-  io = new LocalFileIO();
-  catalog = new SqlCatalog({ databasePath: join(work, 'catalog.db'), warehouse: toFileUri(work), io });
-  await catalog.createNamespace(['db']);
-  session = await DuckDbSession.open({ threads: 1 });
-});
-
-afterEach(async () => {
-  session.close();
-  await catalog.close();
-  rmSync(work, { recursive: true, force: true });
-});
+let warehouse: LocalWarehouse;
+let io: LocalFileIO, catalog: SqlCatalog, session: DuckDbSession;
+beforeEach(async () => ({ io, catalog, session } = warehouse = await openLocalWarehouse({ prefix: 'scan', namespaces: [['db']] })));
+afterEach(() => warehouse.close());
 
 async function createTable(partitioned: boolean): Promise<void> {
   const { fields } = assignFreshIds([
