@@ -2,6 +2,7 @@
  * Which source types each transform accepts and the type of its result (spec §5 table).
  */
 import { IcebergFormatError } from '../../errors.js';
+import { typeText } from '../schema.js';
 import { isPrimitive, primitive } from '../types.js';
 import type { IcebergType, PrimitiveType } from '../types.js';
 import { requireKnown, transformToString } from './transform.js';
@@ -40,12 +41,6 @@ export function canTransform(transform: Transform, source: IcebergType): boolean
 export interface TransformSite {
   readonly partitionField: string;
   readonly sourceColumn?: string;
-}
-
-function typeText(type: IcebergType): string {
-  if (type.kind === 'decimal') return `decimal(${type.precision}, ${type.scale})`;
-  if (type.kind === 'fixed') return `fixed[${type.length}]`;
-  return type.kind;
 }
 
 /**
