@@ -40,7 +40,21 @@ export interface SourceRecord<V> extends TopicPartition {
   readonly key: Buffer | null;
   readonly headers: readonly RecordHeader[];
   readonly value: V;
+  /** The value's bytes as fetched, when the source kept them (dead letters carry them exactly). */
+  readonly raw?: Buffer | null;
+  /**
+   * Set when the value is one JSON object checked to be stageable as it is (one line, no reserved
+   * top-level field): consumers may use these bytes instead of `value`, which is then parsed
+   * from them only when read.
+   */
+  readonly json?: Buffer;
 }
+
+/**
+ * Fields the engine adds to every staged row for the record's coordinates; a value with one of
+ * them at its top level cannot be staged as it is.
+ */
+export const RECORD_COORDINATE_FIELDS = ['_topic', '_partition', '_offset', '_timestamp', '_key'] as const;
 
 /** A record that could not be decoded: everything needed to park it elsewhere and find it again. */
 export interface DeadLetterCandidate extends TopicPartition {

@@ -1,7 +1,9 @@
 /**
  * bench/cdc: Debezium-style change events applied as SCD type 2 by the native engine's
  * apply-changes operator in micro-batches, beside the same logic as one DuckDB SQL statement over
- * the whole input (the floor). Prints rows/s for both and checks that both give the same table.
+ * the whole input (the floor), and end to end: the same micro-batches through the apply-changes
+ * sink into an Iceberg table (embedded SQLite catalog, local files, merge-on-read, one row-delta
+ * snapshot per batch). Prints rows/s for all three and checks that all give the same table.
  *
  *   npx tsx bench/cdc/run.ts [--changes 1000000] [--keys 100000] [--batches 10]
  *
@@ -9,9 +11,19 @@
  * delete (op d) on keys spread by a multiplicative hash; the sequence is source.lsn. One event in
  * a hundred arrives 1.5 batches late, so the operator has to insert it into history.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { SqlCatalog } from '../../catalog/sql/index.js';
+import { LocalFileIO, toFileUri } from '../../connectors/storage/local-file-io.js';
 import { DuckDbSession } from '../../src/duckdb/session.js';
+import { createApplyChangesSink } from '../../src/engine/graph/apply-changes-sink.js';
 import { ApplyChanges } from '../../src/engine/operators/apply-changes.js';
+import type { TableDataset } from '../../src/pipeline/ir/dataset.js';
+import type { ApplyChangesFlow } from '../../src/pipeline/ir/flow.js';
+import { UNKNOWN_ORIGIN } from '../../src/pipeline/ir/origin.js';
+import { openTableRows } from '../../src/table/table-rows.js';
 
 const { values } = parseArgs({
   options: { changes: { type: 'string', default: '1000000' }, keys: { type: 'string', default: '100000' }, batches: { type: 'string', default: '10' } },
@@ -71,11 +83,58 @@ await session.run(
 );
 const floorSeconds = (performance.now() - floorStarted) / 1000;
 
+// End to end: the same batches through the apply-changes sink into an Iceberg SCD2 table.
+const warehouse = await mkdtemp(join(tmpdir(), 'thund-bench-cdc-'));
+const io = new LocalFileIO();
+const catalog = new SqlCatalog({ databasePath: join(warehouse, 'catalog.db'), warehouse: toFileUri(warehouse), io });
+const flow: ApplyChangesFlow = {
+  kind: 'apply-changes',
+  name: 'customers_history',
+  target: 'lake.customers_history',
+  query: { language: 'sql', text: 'SELECT * FROM STREAM(events)', origin: UNKNOWN_ORIGIN },
+  outputMode: 'update',
+  streaming: {},
+  implicit: true,
+  origin: UNKNOWN_ORIGIN,
+  changes: { keys: ['id'], sequenceBy: 'source.lsn', changeFormat: { kind: 'debezium' }, ignoreNullUpdates: false, storedAsScdType: 2 },
+};
+const target: TableDataset = {
+  kind: 'streaming-table',
+  name: flow.target,
+  origin: UNKNOWN_ORIGIN,
+  expectations: [],
+  table: { identifier: { namespace: ['lake'], name: 'customers_history' }, partitioning: [], properties: {} },
+};
+const sink = await createApplyChangesSink({
+  session,
+  catalog,
+  io,
+  graph: { name: 'bench', datasets: [target], flows: [flow] },
+  flow,
+  target,
+  fullRefresh: false,
+  summary: { 'thund.flow': flow.name },
+  tempDir: warehouse,
+  progress: () => undefined,
+});
+const sinkStarted = performance.now();
+for (let b = 0; b < batches; b++) await sink.write(`batch_${b}`, { 'thund.checkpoint.customers_history': `batch-${b}` });
+const sinkSeconds = (performance.now() - sinkStarted) / 1000;
+const { metadata } = await catalog.loadTable({ namespace: ['lake'], name: 'customers_history' });
+const landed = await openTableRows({ session, io, metadata });
+await session.run(`CREATE TABLE landed AS ${landed.sql}`);
+await landed.release();
+await catalog.close();
+await rm(warehouse, { recursive: true, force: true });
+
 const [check] = await session.queryJson(
   `SELECT (SELECT count(*) FROM bench__state)::INTEGER AS operator_rows, (SELECT count(*) FROM floor)::INTEGER AS floor_rows,
           (SELECT count(*) FROM (SELECT * FROM bench__state EXCEPT SELECT * FROM floor))::INTEGER AS only_operator,
           (SELECT count(*) FROM (SELECT * FROM floor EXCEPT SELECT * FROM bench__state))::INTEGER AS only_floor,
-          (SELECT count(*) FROM bench__state WHERE __END_AT IS NULL)::INTEGER AS current_rows`,
+          (SELECT count(*) FROM bench__state WHERE __END_AT IS NULL)::INTEGER AS current_rows,
+          (SELECT count(*) FROM landed)::INTEGER AS sink_rows,
+          (SELECT count(*) FROM (SELECT * FROM landed EXCEPT SELECT * FROM floor))::INTEGER AS only_sink,
+          (SELECT count(*) FROM (SELECT * FROM floor EXCEPT SELECT * FROM landed))::INTEGER AS floor_not_landed`,
 );
 session.close();
 
@@ -83,10 +142,11 @@ const rate = (seconds: number): string => `${Math.round(changes / seconds).toLoc
 console.log(`changes: ${changes.toLocaleString('en-US')} over ${keys.toLocaleString('en-US')} keys, ${batches} batches; ${late?.['n']} events arrive in a later batch; ${ignored} ignored as redelivered`);
 console.log(`operator (SCD2, ${batches} micro-batches): ${operatorSeconds.toFixed(2)} s, ${rate(operatorSeconds)}`);
 console.log(`floor (one DuckDB statement):          ${floorSeconds.toFixed(2)} s, ${rate(floorSeconds)}`);
-console.log(`ratio operator/floor: ${(floorSeconds / operatorSeconds).toFixed(2)}`);
-console.log(`result rows: operator ${check?.['operator_rows']}, floor ${check?.['floor_rows']}, current ${check?.['current_rows']}; differing: ${check?.['only_operator']} / ${check?.['only_floor']}`);
+console.log(`end to end (sink → Iceberg, ${batches} snapshots): ${sinkSeconds.toFixed(2)} s, ${rate(sinkSeconds)}`);
+console.log(`ratio operator/floor: ${(floorSeconds / operatorSeconds).toFixed(2)}; end to end/floor: ${(floorSeconds / sinkSeconds).toFixed(2)}`);
+console.log(`result rows: operator ${check?.['operator_rows']}, floor ${check?.['floor_rows']}, current ${check?.['current_rows']}, Iceberg ${check?.['sink_rows']}; differing: ${check?.['only_operator']} / ${check?.['only_floor']}, Iceberg ${check?.['only_sink']} / ${check?.['floor_not_landed']}`);
 console.log(`peak RSS: ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`);
-if (check?.['only_operator'] !== 0 || check?.['only_floor'] !== 0) {
-  console.error('operator and floor disagree');
+if (check?.['only_operator'] !== 0 || check?.['only_floor'] !== 0 || check?.['only_sink'] !== 0 || check?.['floor_not_landed'] !== 0) {
+  console.error('operator, floor and Iceberg table disagree');
   process.exitCode = 1;
 }

@@ -5,15 +5,22 @@
  * the service's peak RSS (VmHWM). Needs `npm run build` and the stack env file sourced.
  *
  *   npx tsx bench/kafka/run.ts [--records 1000000] [--commit-records 50000]
+ *     [--duckdb-memory-limit 256MB] [--cpu-prof-dir /tmp/prof]
+ *
+ * Besides wall-clock figures it prints the service's CPU time (all threads, and the main thread
+ * alone): on a machine shared with other work they tell what two free cores would allow.
  */
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { embeddedPipelineFile, EoKafka, unique, waitForPositions } from '../../test/integration/kafka-eo-support/eo-stack.js';
 import { produceRange } from '../../test/integration/kafka-eo-support/produce.js';
 import { readTable } from '../../test/integration/kafka-eo-support/landed-rows.js';
 import { ServeProcess } from '../../test/integration/kafka-eo-support/serve-process.js';
 
-const { values } = parseArgs({ options: { records: { type: 'string', default: '1000000' }, 'commit-records': { type: 'string', default: '50000' } } });
+const { values } = parseArgs({
+  options: { records: { type: 'string', default: '1000000' }, 'commit-records': { type: 'string', default: '50000' }, 'cpu-prof-dir': { type: 'string' }, 'duckdb-memory-limit': { type: 'string' } },
+});
 const records = Number(values.records);
 const kafka = new EoKafka();
 const topic = unique('bench-kafka');
@@ -25,7 +32,11 @@ const producedAt = performance.now();
 await produceRange(await kafka.producer(), topic, 6, 0, records, 10_000);
 console.log(`produced ${records} records in ${((performance.now() - producedAt) / 1000).toFixed(1)} s`);
 
-const serve = await ServeProcess.start({ pipeline, brokers: kafka.brokers, topic, group: unique('g'), table: 'bench.events', commitRecords: Number(values['commit-records']), commitIntervalMs: 5_000, duckdbThreads: 2 });
+const extraEnv: Record<string, string> = {};
+if (values['duckdb-memory-limit'] !== undefined) extraEnv['THUND_SERVE_DUCKDB_MEMORY_LIMIT'] = values['duckdb-memory-limit'];
+// A CPU profile and memory samples of the service (bench/kafka/profile-service.mjs) land in this folder.
+if (values['cpu-prof-dir'] !== undefined) Object.assign(extraEnv, { NODE_OPTIONS: `--import=${join(import.meta.dirname, 'profile-service.mjs')}`, THUND_BENCH_PROFILE_DIR: values['cpu-prof-dir'] });
+const serve = await ServeProcess.start({ pipeline, brokers: kafka.brokers, topic, group: unique('g'), table: 'bench.events', commitRecords: Number(values['commit-records']), commitIntervalMs: 5_000, duckdbThreads: 2, extraEnv });
 let peakKiB = 0;
 const sampleRss = (): void => {
   try {
@@ -35,16 +46,31 @@ const sampleRss = (): void => {
     // the process is gone
   }
 };
+/** CPU seconds (user + system) of the whole service and of its main (JavaScript) thread. */
+const cpuSeconds = (): { total: number; main: number } => {
+  const ticks = (file: string): number => {
+    const fields = readFileSync(file, 'utf8').replace(/^.*\) /s, '').split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  };
+  return { total: ticks(`/proc/${serve.pid}/stat`), main: ticks(`/proc/${serve.pid}/task/${serve.pid}/stat`) };
+};
 await serve.waitReady(60_000);
+const cpuAtStart = cpuSeconds();
 const startedAt = performance.now();
 await waitForPositions(pipeline, table, records, 1_800_000, sampleRss);
 const seconds = (performance.now() - startedAt) / 1000;
 sampleRss();
+const cpuAtEnd = cpuSeconds();
 serve.kill('SIGTERM');
 const exit = await serve.exited;
 const landed = await readTable(pipeline, table, 'count(*) AS n, count(DISTINCT _key) AS keys');
 console.log(`thund serve: ${records} records in ${seconds.toFixed(1)} s = ${Math.round(records / seconds)} records/s; peak RSS ${(peakKiB / 1024).toFixed(0)} MiB; exit ${exit.code}`);
 console.log(`table rows ${String(landed.rows[0]?.['n'])}, distinct keys ${String(landed.rows[0]?.['keys'])}, batches ${serve.committedBatches()}`);
+const cpu = { total: cpuAtEnd.total - cpuAtStart.total, main: cpuAtEnd.main - cpuAtStart.main };
+// On a loaded machine wall time says little; CPU time bounds what 2 free cores would do: the
+// main thread cannot go faster than its own CPU time, and the process not faster than half its total.
+const bound = records / Math.max(cpu.main, cpu.total / 2);
+console.log(`cpu: ${cpu.total.toFixed(1)} s in all threads, ${cpu.main.toFixed(1)} s on the main thread; on 2 free cores at most ${Math.round(bound)} records/s`);
 const batches = serve.logs.filter((l) => l['msg'] === 'batch committed');
 const sum = (field: string): number => batches.reduce((total, l) => total + Number(l[field] ?? 0), 0);
 console.log(`time in batches: poll ${(sum('pollMs') / 1000).toFixed(1)} s, stage+flow+write ${(sum('writeMs') / 1000).toFixed(1)} s, commit ${(sum('commitMs') / 1000).toFixed(1)} s`);

@@ -1,18 +1,27 @@
 /**
- * JSON values: one JSON object per record. Integers beyond 2^53 lose precision with JSON.parse,
- * so `exactIntegers` switches to the BigInt-safe parser (slower) where ids are int64.
+ * JSON values: one JSON object per record. decodeRecords asks `passesAsJson` first: a value that
+ * passes the byte check (json-object-check.ts) is not decoded there but handed on as its bytes,
+ * which the engine stages as they are. Everything else goes through decode (JSON.parse), which
+ * gives an object or a DecodeError with the parser's reason. Integers
+ * beyond 2^53 lose precision with JSON.parse, so `exactIntegers` switches to the BigInt-safe
+ * parser (slower) where ids are int64; staged bytes keep every digit anyway.
  */
 import { parseJson } from '../../src/iceberg/json.js';
+import { RECORD_COORDINATE_FIELDS } from '../streaming-source.js';
 import { DecodeError } from './decode-error.js';
+import { isStageableJsonObject, reservedKeyBytes } from './json-object-check.js';
 import type { RawRecord } from './raw-record.js';
 import type { Decoded, RecordDecoder } from './record-decoder.js';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
+const RESERVED_KEYS = reservedKeyBytes(RECORD_COORDINATE_FIELDS);
 
 export type JsonObject = Record<string, unknown>;
 
 export interface JsonDecoderOptions {
   readonly exactIntegers?: boolean;
+  /** Parse every value instead of handing checked values on as bytes (default false). */
+  readonly alwaysParse?: boolean;
 }
 
 export class JsonDecoder implements RecordDecoder<JsonObject> {
@@ -20,21 +29,26 @@ export class JsonDecoder implements RecordDecoder<JsonObject> {
 
   constructor(private readonly options: JsonDecoderOptions = {}) {}
 
-  decode(record: RawRecord): Decoded<JsonObject> {
-    if (record.value === null) return { skip: 'tombstone' };
-    const value = this.parse(record, record.value);
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      throw new DecodeError(record, `expected a JSON object, got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`);
-    }
-    return { value: value as JsonObject };
+  passesAsJson(record: RawRecord): boolean {
+    return this.options.alwaysParse !== true && record.value !== null && isStageableJsonObject(record.value, RESERVED_KEYS);
   }
 
-  private parse(record: RawRecord, bytes: Buffer): unknown {
+  decode(record: RawRecord): Decoded<JsonObject> {
+    if (record.value === null) return { skip: 'tombstone' };
+    return { value: this.parseObject(record, record.value) };
+  }
+
+  private parseObject(record: RawRecord, bytes: Buffer): JsonObject {
+    let value: unknown;
     try {
       const text = UTF8.decode(bytes);
-      return this.options.exactIntegers === true ? parseJson(text, 'record value') : JSON.parse(text);
+      value = this.options.exactIntegers === true ? parseJson(text, 'record value') : JSON.parse(text);
     } catch (cause) {
       throw new DecodeError(record, `invalid JSON or UTF-8: ${cause instanceof Error ? cause.message : String(cause)}`, cause);
     }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw new DecodeError(record, `expected a JSON object, got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`);
+    }
+    return value as JsonObject;
   }
 }

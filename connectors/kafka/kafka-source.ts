@@ -47,7 +47,7 @@ interface PartitionState {
   clientPaused: boolean;
 }
 
-const DEFAULT_MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+const DEFAULT_MAX_BUFFERED_BYTES = 2 * 1024 * 1024;
 
 export class KafkaSource<V> implements StreamingSource<V> {
   private readonly buffer = new RecordBuffer();
@@ -243,11 +243,15 @@ export class KafkaSource<V> implements StreamingSource<V> {
 
   private advance(taken: readonly RawRecord[]): PositionRange[] {
     const ranges = new Map<string, { tp: TopicPartition; first: bigint; next: bigint }>();
+    let current: { tp: TopicPartition; first: bigint; next: bigint } | undefined;
     for (const r of taken) {
-      const key = topicPartitionKey(r);
-      const range = ranges.get(key);
-      if (range === undefined) ranges.set(key, { tp: r, first: r.offset, next: r.offset + 1n });
-      else range.next = r.offset + 1n;
+      // Records come in runs of one partition: look the range up only when the partition changes.
+      if (current === undefined || current.tp.partition !== r.partition || current.tp.topic !== r.topic) {
+        const key = topicPartitionKey(r);
+        current = ranges.get(key);
+        if (current === undefined) ranges.set(key, (current = { tp: r, first: r.offset, next: r.offset }));
+      }
+      current.next = r.offset + 1n;
     }
     for (const [key, range] of ranges) {
       const state = this.owned.get(key);

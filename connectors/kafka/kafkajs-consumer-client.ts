@@ -123,13 +123,15 @@ function toRawRecord(topic: string, partition: number, message: KafkaMessage): R
   };
 }
 
-function toHeaders(headers: IHeaders | undefined): RecordHeader[] {
-  if (headers === undefined) return [];
+const NO_HEADERS: readonly RecordHeader[] = Object.freeze([]);
+
+function toHeaders(headers: IHeaders | undefined): readonly RecordHeader[] {
+  if (headers === undefined) return NO_HEADERS;
   const list: RecordHeader[] = [];
   for (const [key, value] of Object.entries(headers)) {
     for (const one of Array.isArray(value) ? value : [value]) {
       list.push({ key, value: one === undefined || one === null ? null : Buffer.isBuffer(one) ? one : Buffer.from(one) });
     }
   }
-  return list;
+  return list.length === 0 ? NO_HEADERS : list;
 }

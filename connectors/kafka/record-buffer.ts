@@ -46,11 +46,13 @@ export class RecordBuffer {
     const out: RawRecord[] = [];
     while (out.length < n && this.chunks.length > 0) {
       const chunk = this.chunks[0] as Chunk;
+      let bytes = 0;
       while (chunk.next < chunk.records.length && out.length < n) {
         const record = chunk.records[chunk.next++] as RawRecord;
-        this.bytes.set(chunk.key, this.bytesOf(chunk.key) - recordBytes(record));
+        bytes += recordBytes(record);
         out.push(record);
       }
+      this.bytes.set(chunk.key, this.bytesOf(chunk.key) - bytes);
       if (chunk.next >= chunk.records.length) this.chunks.shift();
     }
     this.count -= out.length;

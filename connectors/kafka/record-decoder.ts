@@ -1,10 +1,13 @@
 /**
  * The decoder contract and the batch step every source runs: records that decode become source
  * records, records that do not become dead-letter candidates (never dropped), and records a
- * decoder consumes on purpose without a row (tombstones) are counted by reason.
+ * decoder consumes on purpose without a row (tombstones) are counted by reason. Every source
+ * record keeps the value's fetched bytes (`raw`), so a record that fails later is dead-lettered
+ * with exactly what was read.
  */
 import type { DeadLetterCandidate, SourceRecord } from '../streaming-source.js';
 import { DecodeError } from './decode-error.js';
+import { FetchedJsonRecord } from './fetched-json-record.js';
 import { deadLetterOf, type RawRecord } from './raw-record.js';
 
 export type Decoded<V> = { readonly value: V } | { readonly skip: string };
@@ -18,6 +21,11 @@ export interface RecordDecoder<V> {
   prepare?(records: readonly RawRecord[]): Promise<void>;
   /** Throws DecodeError for a record that cannot be decoded. */
   decode(record: RawRecord): Decoded<V>;
+  /**
+   * Optional fast path: true when the value is one JSON object whose bytes can be staged as they
+   * are (json-object-check.ts); such a record is decoded only if something reads its value.
+   */
+  passesAsJson?(record: RawRecord): boolean;
 }
 
 export interface DecodedBatch<V> {
@@ -31,6 +39,10 @@ export function decodeRecords<V>(decoder: RecordDecoder<V>, raws: readonly RawRe
   const deadLetters: DeadLetterCandidate[] = [];
   const skipped: Record<string, number> = {};
   for (const raw of raws) {
+    if (decoder.passesAsJson?.(raw) === true) {
+      records.push(new FetchedJsonRecord(raw, decoder));
+      continue;
+    }
     let decoded: Decoded<V>;
     try {
       decoded = decoder.decode(raw);
@@ -44,7 +56,7 @@ export function decodeRecords<V>(decoder: RecordDecoder<V>, raws: readonly RawRe
       continue;
     }
     const { topic, partition, offset, timestampMs, key, headers } = raw;
-    records.push({ topic, partition, offset, timestampMs, key, headers, value: decoded.value });
+    records.push({ topic, partition, offset, timestampMs, key, headers, value: decoded.value, raw: raw.value });
   }
   return { records, deadLetters, skipped };
 }

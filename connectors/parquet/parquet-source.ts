@@ -4,9 +4,11 @@
  * copied into a per-run staging folder first. Fails before any flow runs when a pattern matches
  * nothing or a file is not Parquet.
  */
+import { createHash } from 'node:crypto';
+import { stat } from 'node:fs/promises';
 import { InvalidInputError } from '../../src/errors.js';
 import { duckDbMessage, quoteIdentifier, quoteLiteral, type DuckDbSession } from '../../src/duckdb/session.js';
-import type { SourceSpec } from '../../src/pipeline/spec.js';
+import type { SourceDataset } from '../../src/pipeline/ir/dataset.js';
 import type { SourceConnector } from '../source.js';
 import { runLimited } from '../storage/run-limited.js';
 import { S3FileIO } from '../storage/s3-file-io.js';
@@ -42,13 +44,24 @@ export async function registerParquetSource(session: DuckDbSession, name: string
 
 /** Local sources only (an S3 path fails with InvalidInputError); kept for callers without S3 settings. */
 export const parquetSourceConnector: SourceConnector = {
-  register: (session, source) => registerParquetSource(session, source.name, source),
+  register: (session, source) => registerParquetSource(session, source.name, parquetOptions(source)),
+  fingerprint: (session, source) => localFingerprint(session, source.name, parquetOptions(source).paths),
 };
+
+/** The source's Parquet settings; another format is an InvalidInputError naming the source. */
+function parquetOptions(source: SourceDataset): ParquetSource {
+  if (source.source.format !== 'parquet') {
+    throw new InvalidInputError(`Source "${source.name}": the Parquet connector cannot read a ${source.source.format} source`, {
+      context: { source: source.name },
+    });
+  }
+  return source.source;
+}
 
 export function createParquetSourceConnector(options: ParquetSourceConnectorOptions = {}): ClosableSourceConnector {
   const staging = new SourceStaging(options.stagingDir);
   let io: S3FileIO | undefined;
-  const s3For = (source: SourceSpec, path: string): S3FileIO => {
+  const s3For = (source: SourceDataset, path: string): S3FileIO => {
     if (options.s3 === undefined) {
       throw new InvalidInputError(`Source "${source.name}": ${path} is on S3 but no S3 settings (region, endpoint, credentials) were given`, {
         context: { source: source.name, path },
@@ -59,8 +72,9 @@ export function createParquetSourceConnector(options: ParquetSourceConnectorOpti
   };
   return {
     async register(session, source) {
+      const { paths } = parquetOptions(source);
       const files: string[] = [];
-      for (const pattern of source.paths) {
+      for (const pattern of paths) {
         if (!isS3Location(pattern)) {
           await requireLocalMatch(session, source.name, pattern);
           files.push(pattern);
@@ -72,7 +86,21 @@ export function createParquetSourceConnector(options: ParquetSourceConnectorOpti
         await runLimited(objects.length, PARALLEL_CHECKS, (i) => checkLooksLikeParquet(s3, source.name, objects[i]!));
         files.push(...(await staging.download(s3, objects)));
       }
-      await createParquetView(session, source.name, files, source.paths);
+      await createParquetView(session, source.name, files, paths);
+    },
+    async fingerprint(session, source) {
+      const { paths } = parquetOptions(source);
+      const parts: string[] = [];
+      for (const pattern of paths) {
+        if (!isS3Location(pattern)) {
+          parts.push(...(await localEntries(session, source.name, pattern)));
+          continue;
+        }
+        // S3 listings give no modification time here: key and size stand for the object.
+        const objects = await matchS3Objects(s3For(source, pattern), source.name, pattern);
+        parts.push(...objects.map((object) => `${object.location}\u0000${object.size}`).sort());
+      }
+      return digest(parts.sort());
     },
     async close() {
       io?.close();
@@ -80,6 +108,30 @@ export function createParquetSourceConnector(options: ParquetSourceConnectorOpti
       await staging.close();
     },
   };
+}
+
+/** sha256 over the matched local files' paths, sizes and modification times. */
+async function localFingerprint(session: DuckDbSession, name: string, patterns: readonly string[]): Promise<string> {
+  const parts: string[] = [];
+  for (const pattern of patterns) parts.push(...(await localEntries(session, name, pattern)));
+  return digest(parts.sort());
+}
+
+/** One `path, size, mtime` entry per local file the pattern matches. */
+async function localEntries(session: DuckDbSession, name: string, pattern: string): Promise<string[]> {
+  await requireLocalMatch(session, name, pattern);
+  const rows = await session.queryJson(`SELECT file FROM glob(${quoteLiteral(pattern)})`);
+  const entries: string[] = [];
+  for (const row of rows) {
+    const file = String(row['file']);
+    const info = await stat(file);
+    entries.push(`${file}\u0000${info.size}\u0000${info.mtimeMs}`);
+  }
+  return entries;
+}
+
+function digest(parts: readonly string[]): string {
+  return createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 32);
 }
 
 async function requireLocalMatch(session: DuckDbSession, name: string, pattern: string): Promise<void> {

@@ -8,7 +8,7 @@ import { ThundError } from '../errors.js';
 import { inspectCommand } from './commands/inspect.js';
 import { lowerCommand } from './commands/lower.js';
 import { parsePlanFormat, planCommand } from './commands/plan.js';
-import { runCommand } from './commands/run.js';
+import { RUN_BACKENDS, runCommand, type RunBackend } from './commands/run.js';
 import { SERVE_USAGE, serveCommand } from './commands/serve.js';
 import { validateCommand } from './commands/validate.js';
 import { THUND_VERSION } from '../version.js';
@@ -16,10 +16,10 @@ import { THUND_VERSION } from '../version.js';
 const USAGE = `thund ${THUND_VERSION} — lands data in Apache Iceberg tables
 
 Usage:
-  thund run <pipeline.yaml> [--warehouse DIR] [--catalog-name NAME]
+  thund run <pipeline.yaml> [--full-refresh] [--warehouse DIR] [--catalog-name NAME] [--backend native|spark [--spark-version 4.1]]
   thund validate <pipeline.yaml>
 ${SERVE_USAGE}
-  thund plan <pipeline.yaml> [--format text|mermaid|dot]
+  thund plan <pipeline.yaml> [--format text|mermaid|dot] [--state [--warehouse DIR] [--catalog-name NAME]]
   thund lower <pipeline.yaml> --target sdp --out DIR [--check] [--report-json FILE] [--spark-version 4.1]
   thund inspect <namespace.table> [--warehouse DIR] [--catalog-name NAME] [--json]
   thund inspect [<namespace.table>] --pipeline <pipeline.yaml> [--json]
@@ -29,7 +29,19 @@ one, the embedded catalog <warehouse>/catalog.db. inspect --pipeline uses that p
 catalog and storage blocks (and its table when none is named).
 --warehouse and --catalog-name override the catalog block's warehouse and name.
 
+thund run recomputes only what is stale (a materialized view whose definition or inputs changed
+since its last run); --full-refresh runs every flow. plan --state shows what is stale and why.
+--backend spark runs the lowered pipeline with spark-pipelines (THUND_SPARK_PIPELINES_PYTHON,
+THUND_SPARK_PIPELINES_JARS, THUND_SPARK_REMOTE=sc://host:port); what only Thund runs is refused.
+
 Defaults: --warehouse ./warehouse, --catalog-name default (embedded catalog)`;
+
+function runBackend(written: string | undefined): RunBackend {
+  if (written === undefined) return 'native';
+  const backend = RUN_BACKENDS.find((name) => name === written);
+  if (backend === undefined) throw new UsageError(`--backend must be one of: ${RUN_BACKENDS.join(', ')} (got "${written}")`);
+  return backend;
+}
 
 class UsageError extends ThundError {
   constructor(message: string) {
@@ -59,6 +71,9 @@ async function main(argv: readonly string[]): Promise<number | void> {
       check: { type: 'boolean' },
       'report-json': { type: 'string' },
       'spark-version': { type: 'string' },
+      'full-refresh': { type: 'boolean' },
+      backend: { type: 'string' },
+      state: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean' },
     },
@@ -76,7 +91,17 @@ async function main(argv: readonly string[]): Promise<number | void> {
     case 'run':
       if (target === undefined) throw new UsageError('thund run needs a pipeline file: thund run <pipeline.yaml>');
       if (values.pipeline !== undefined) throw new UsageError('thund run takes the pipeline file as its argument, not --pipeline');
-      return runCommand(target, options, print);
+      return runCommand(
+        target,
+        {
+          ...options,
+          fullRefresh: values['full-refresh'] === true,
+          backend: runBackend(values.backend),
+          ...(values['spark-version'] === undefined ? {} : { sparkVersion: values['spark-version'] }),
+        },
+        print,
+        (line) => void process.stderr.write(`${line}\n`),
+      );
     case 'inspect':
       if (target === undefined && values.pipeline === undefined) {
         throw new UsageError('thund inspect needs a table: thund inspect <namespace.table> [--pipeline <pipeline.yaml>]');
@@ -91,7 +116,7 @@ async function main(argv: readonly string[]): Promise<number | void> {
       return validateCommand(target, print);
     case 'plan':
       if (target === undefined) throw new UsageError('thund plan needs a pipeline file: thund plan <pipeline.yaml> [--format text|mermaid|dot]');
-      return planCommand(target, parsePlanFormat(values.format), print);
+      return planCommand(target, parsePlanFormat(values.format), print, { ...options, state: values.state === true });
     case 'lower':
       if (target === undefined) throw new UsageError('thund lower needs a pipeline file: thund lower <pipeline.yaml> --target sdp --out DIR');
       return lowerCommand(

@@ -4,6 +4,7 @@ export type {
   ExpectationCounts,
   FlowCounts,
   FlowRunSummary,
+  FlowSkip,
   RunError,
   RunEvent,
   RunPhase,

@@ -43,16 +43,28 @@ export type RunEvent =
   | (EventBase & { readonly phase: 'planning'; readonly flows: readonly string[] })
   | (EventBase & { readonly phase: 'flow-started'; readonly flow: string; readonly target: string })
   | (EventBase & { readonly phase: 'flow-progress'; readonly flow: string; readonly batch: number; readonly counts: FlowCounts })
-  | (EventBase & { readonly phase: 'flow-completed'; readonly flow: string; readonly target: string; readonly counts: FlowCounts; readonly snapshotId?: bigint })
+  | (EventBase & {
+      readonly phase: 'flow-completed';
+      readonly flow: string;
+      readonly target: string;
+      readonly counts: FlowCounts;
+      readonly snapshotId?: bigint;
+      /** Present when the flow did not run: its result is up to date, or a once flow already ran. */
+      readonly skipped?: FlowSkip;
+    })
   | (EventBase & { readonly phase: 'committing'; readonly flow: string; readonly target: string })
   | (EventBase & { readonly phase: 'done'; readonly result: RunResult })
   | (EventBase & { readonly phase: 'failed'; readonly error: RunError; readonly flow?: string });
+
+/** Why a flow did not run: `up-to-date` (same definition, same upstream) or `once-done`. */
+export type FlowSkip = 'up-to-date' | 'once-done';
 
 export interface FlowRunSummary {
   readonly flow: string;
   readonly target: string;
   readonly counts: FlowCounts;
   readonly snapshotId?: bigint;
+  readonly skipped?: FlowSkip;
 }
 
 export type RunStatus = 'completed' | 'failed' | 'cancelled';

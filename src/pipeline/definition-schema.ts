@@ -2,8 +2,8 @@
  * The wire shape of a pipeline definition: the skeleton's spec (sources, tables, flows, catalog,
  * storage) extended with everything the IR can express: kafka sources, streaming tables, views,
  * sinks, declared schemas, partitioning, expectations, watermarks, triggers, output modes and
- * apply-changes flows. Every mapping stays strict. `thund run` still reads the narrower
- * spec-schema.ts shape (what the engine runs today); `thund validate` and `thund plan` read this one.
+ * apply-changes flows. Every mapping stays strict: an unknown key is an error, never silently
+ * ignored. `thund run`, `validate`, `plan` and `lower` all read this one shape.
  */
 import { z } from 'zod';
 import { CatalogWire, StorageWire } from './connection-schema.js';
@@ -12,7 +12,7 @@ import { DURATION_HINT, tryParseDuration } from './ir/duration.js';
 import { EXPECTATION_ACTIONS } from './ir/expectation.js';
 import { PARTITION_HINT, parsePartitionField } from './ir/partition-field.js';
 import { OUTPUT_MODES } from './ir/streaming.js';
-import { PIPELINE_NAME, WRITE_MODES } from './spec-schema.js';
+import { PIPELINE_NAME, TABLE_MODES } from './spec-schema.js';
 import { strictObject } from './strict-object.js';
 
 const text = (what: string) =>
@@ -61,10 +61,16 @@ const ExpectationWire = z.union(
   { error: 'an expectation is a SQL condition, or { condition, action: warn | drop | fail }' },
 );
 
+/** `rows`, `debezium` (op, before, after) or `{ row_kind: column }` (Flink +I, -U, +U, -D). */
+const ChangeFormatWire = z.union([z.enum(['rows', 'debezium']), strictObject({ row_kind: column('row_kind') }, 'a change_format')], {
+  error: 'change_format must be rows, debezium or { row_kind: <column> }',
+});
+
 export const ApplyChangesWire = strictObject(
   {
     keys: columns('keys'),
     sequence_by: column('sequence_by'),
+    change_format: ChangeFormatWire.optional(),
     apply_as_deletes: text('apply_as_deletes').optional(),
     apply_as_truncates: text('apply_as_truncates').optional(),
     ignore_null_updates: z.boolean({ error: 'ignore_null_updates must be true or false' }).default(false),
@@ -124,13 +130,24 @@ export const DefinitionSourceWire = z.discriminatedUnion('format', [ParquetSourc
 export const DefinitionTableWire = strictObject(
   {
     kind: z.enum(['materialized_view', 'streaming_table'], { error: 'kind must be materialized_view or streaming_table' }).default('materialized_view'),
-    /** The skeleton's write mode: the output mode of flows that do not name one (overwrite = complete). */
-    mode: z.enum(WRITE_MODES, { error: `mode must be one of: ${WRITE_MODES.join(', ')}` }).optional(),
+    /**
+     * The skeleton's write mode: the output mode of flows that do not name one (overwrite =
+     * complete, upsert = update by `keys`).
+     */
+    mode: z.enum(TABLE_MODES, { error: `mode must be one of: ${TABLE_MODES.join(', ')}` }).optional(),
+    /** The columns that identify a row: an update (upsert) replaces the live row with the same key. */
+    keys: columns('keys').optional(),
     properties: stringMap('properties'),
     partitioned_by: z
-      .array(z.string().refine((t) => parsePartitionField(t) !== undefined, `a partition term must be ${PARTITION_HINT}`), {
-        error: 'partitioned_by must be a list of partition terms',
-      })
+      .array(
+        z.string({ error: `a partition term must be ${PARTITION_HINT}` }).superRefine((term, context) => {
+          if (parsePartitionField(term) !== undefined) return;
+          // YAML splits `[bucket(16, id)]` at the comma: say how to write it.
+          const split = term.includes('(') && !term.includes(')') ? '; in a [...] list quote terms that contain a comma: "bucket(16, id)"' : '';
+          context.addIssue({ code: 'custom', message: `a partition term must be ${PARTITION_HINT}${split}` });
+        }),
+        { error: 'partitioned_by must be a list of partition terms, e.g. [day(ts), "bucket(16, id)"]' },
+      )
       .optional(),
     schema: SchemaWire.optional(),
     comment: text('comment').optional(),
@@ -138,7 +155,14 @@ export const DefinitionTableWire = strictObject(
     ...implicitFlowFields,
   },
   'a table',
-);
+).superRefine((table, context) => {
+  if (table.mode === 'upsert' && table.keys === undefined) {
+    context.addIssue({ code: 'custom', path: ['mode'], message: 'mode upsert needs keys: the columns that identify a row, e.g. keys: [order_id]' });
+  }
+  if (table.mode !== undefined && table.mode !== 'upsert' && table.keys !== undefined) {
+    context.addIssue({ code: 'custom', path: ['keys'], message: `keys are used only with mode: upsert (this table's mode is ${table.mode})` });
+  }
+});
 
 export const DefinitionViewWire = strictObject(
   {
@@ -183,6 +207,8 @@ export const PipelineDefinitionWire = strictObject(
     flows: mapping(DefinitionFlowWire, 'flows'),
     catalog: CatalogWire.optional(),
     storage: StorageWire.optional(),
+    /** `thund serve`'s settings, validated by serve (src/app/serve/serve-file.ts); other commands ignore them. */
+    serve: z.record(z.string(), z.unknown(), { error: 'serve must be a mapping of setting to value' }).optional(),
   },
   'the pipeline definition (top level)',
 );

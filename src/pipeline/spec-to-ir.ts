@@ -4,7 +4,8 @@
  * with its file:line:column, ready for validate() to add the graph-level ones.
  *
  * The skeleton's spec is a definition too: its tables become materialized views, its flows
- * append flows (a table with `mode: overwrite` makes its flows' output mode `complete`).
+ * append flows (a table with `mode: overwrite` makes its flows' output mode `complete`, `mode: upsert`
+ * `update` by the table's `keys`).
  */
 import path from 'node:path';
 import { InvalidInputError } from '../errors.js';
@@ -13,13 +14,14 @@ import { PipelineDefinitionWire, type ApplyChangesWire, type DefinitionTableWire
 import { sink, table, view, type Declared, type ImplicitFlowInput } from './ir/dataset-declarations.js';
 import { flow, kafkaOptions, source, type ApplyChangesInput, type ExpectationsInput, type StreamingInput, type TriggerInput } from './ir/declarations.js';
 import type { SourceOptions } from './ir/dataset.js';
+import type { ChangeFormat } from './ir/flow.js';
 import type { PipelineGraph } from './ir/graph.js';
 import type { Origin } from './ir/origin.js';
 import { GraphRegistry } from './ir/registry.js';
 import type { OutputMode } from './ir/streaming.js';
 import { PROBLEM_CODES, type PipelineProblem } from './problems.js';
-import { issuesToProblems, SQL_IDENTIFIER, TABLE_KEY } from './spec-schema.js';
-import { readSpecFile } from './spec.js';
+import { issuesToProblems, SQL_IDENTIFIER, TABLE_KEY, type WriteMode } from './spec-schema.js';
+import { readSpecFile } from './spec-file.js';
 import { formatFieldPath, parseYaml, type FieldPath, type SpecProblem, type YamlLocator } from './yaml-locator.js';
 
 export interface PipelineDefinition {
@@ -72,6 +74,9 @@ export function parsePipelineDefinition(text: string, sourceName: string): Defin
     throw error;
   }
 }
+
+/** The skeleton's table modes as output modes: upsert updates rows by the table's keys. */
+const OUTPUT_MODE_OF_TABLE_MODE: Readonly<Record<WriteMode, OutputMode>> = { append: 'append', overwrite: 'complete', upsert: 'update' };
 
 const failed = (problems: readonly PipelineProblem[]): DefinitionResult => ({ ok: false, problems });
 
@@ -147,7 +152,7 @@ function toDefinition(wire: PipelineDefinitionWire, sourceName: string, yaml: Ya
   }
   const defaultModes = new Map<string, OutputMode>();
   for (const [name, wireTable] of Object.entries(wire.tables)) {
-    if (wireTable.mode !== undefined) defaultModes.set(name, wireTable.mode === 'overwrite' ? 'complete' : 'append');
+    if (wireTable.mode !== undefined) defaultModes.set(name, OUTPUT_MODE_OF_TABLE_MODE[wireTable.mode]);
     const kind = wireTable.kind === 'streaming_table' ? 'streaming-table' : 'materialized-view';
     add(
       table(
@@ -196,6 +201,7 @@ function toDefinition(wire: PipelineDefinitionWire, sourceName: string, yaml: Ya
 function tableSettings(wire: DefinitionTableWire) {
   return {
     properties: wire.properties,
+    ...(wire.keys === undefined ? {} : { keys: wire.keys }),
     ...(wire.partitioned_by === undefined ? {} : { partitionedBy: wire.partitioned_by }),
     ...(wire.schema === undefined ? {} : { schema: wire.schema }),
     ...(wire.comment === undefined ? {} : { comment: wire.comment }),
@@ -241,6 +247,7 @@ function applyChangesInput(wire: ApplyChangesWire): ApplyChangesInput {
   return {
     keys: wire.keys,
     sequenceBy: wire.sequence_by,
+    ...(wire.change_format === undefined ? {} : { changeFormat: changeFormat(wire.change_format) }),
     ...(wire.apply_as_deletes === undefined ? {} : { applyAsDeletes: wire.apply_as_deletes }),
     ...(wire.apply_as_truncates === undefined ? {} : { applyAsTruncates: wire.apply_as_truncates }),
     ignoreNullUpdates: wire.ignore_null_updates,
@@ -250,6 +257,10 @@ function applyChangesInput(wire: ApplyChangesWire): ApplyChangesInput {
     ...(wire.track_history_column_list === undefined ? {} : { trackHistoryColumnList: wire.track_history_column_list }),
     ...(wire.track_history_except_column_list === undefined ? {} : { trackHistoryExceptColumnList: wire.track_history_except_column_list }),
   };
+}
+
+function changeFormat(wire: NonNullable<ApplyChangesWire['change_format']>): ChangeFormat {
+  return typeof wire === 'string' ? { kind: wire } : { kind: 'row-kind', column: wire.row_kind };
 }
 
 const URI = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;

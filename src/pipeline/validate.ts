@@ -24,6 +24,7 @@ export function validate(graph: PipelineGraph): PipelineProblem[] {
   checkFlowCounts(graph, report);
   checkApplyChanges(graph, report);
   checkStreaming(graph, report);
+  checkKeys(graph, report);
   checkColumns(graph, report);
   checkCycles(graph, report);
   return sortProblems(problems);
@@ -143,6 +144,24 @@ function flowReadsStream(graph: PipelineGraph, flow: Flow): boolean {
   });
 }
 
+/** Keys are what a batch update (upsert) matches rows by: every flow into a keyed table must be one. */
+function checkKeys(graph: PipelineGraph, report: Report): void {
+  for (const dataset of graph.datasets) {
+    if (!isTableDataset(dataset) || dataset.table.keys === undefined) continue;
+    for (const flow of flowsInto(graph, dataset.name)) {
+      if (flow.outputMode === 'update' || flow.kind === 'apply-changes') continue;
+      report(
+        PROBLEM_CODES.UPSERT_KEYS,
+        flow.origin,
+        `flow "${flow.name}" writes ${describeDataset(dataset)} in output mode ${flow.outputMode}, but the table's keys are used only by output mode update (mode: upsert)`,
+      );
+    }
+    if (dataset.schema !== undefined) {
+      for (const key of dataset.table.keys) requireColumn(dataset.schema, key, `key of ${dataset.name}`, dataset.origin, report);
+    }
+  }
+}
+
 function checkStreaming(graph: PipelineGraph, report: Report): void {
   for (const flow of graph.flows) {
     if (flow.dependencies === undefined) continue;
@@ -157,7 +176,8 @@ function checkStreaming(graph: PipelineGraph, report: Report): void {
         `flow "${flow.name}" writes streaming table ${target.name} but reads no stream: read its input with STREAM(…), or make it a once flow`,
       );
     }
-    if (!writtenAsStream && flow.outputMode === 'update' && flow.kind !== 'apply-changes') {
+    const upsertsByKeys = target !== undefined && isTableDataset(target) && target.table.keys !== undefined;
+    if (!writtenAsStream && flow.outputMode === 'update' && flow.kind !== 'apply-changes' && !upsertsByKeys) {
       report(PROBLEM_CODES.STREAMING_SETTING, flow.origin, `flow "${flow.name}" is a batch query: output mode update needs a streaming read`);
     }
     if (!writtenAsStream && (flow.streaming.trigger !== undefined || flow.streaming.watermark !== undefined)) {

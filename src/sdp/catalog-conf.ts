@@ -25,6 +25,8 @@ export interface SparkCatalogConfig {
   readonly secretConfs: readonly SecretConf[];
   /** S3FileIO / Glue: iceberg-aws-bundle must be on Spark's classpath. */
   readonly needsAwsBundle: boolean;
+  /** What the lowering report says of the tables; default: Iceberg tables needing the runtime. */
+  readonly tablesNote?: string;
 }
 
 export interface CatalogOverrides {
@@ -121,4 +123,21 @@ export function sparkCatalogConfig(
     needsAwsBundle = true;
   }
   return { name, description, configuration: conf, secretConfs: secrets, needsAwsBundle };
+}
+
+/**
+ * Any other Spark catalog plugin (a TableCatalog class on Spark's classpath) under `name`, e.g. a
+ * table format with its own catalog. AUTO CDC needs one with row-level operations (MERGE); Spark's
+ * session catalog with its built-in Parquet tables has none (AUTOCDC_TARGET_DOES_NOT_SUPPORT_MERGE,
+ * measured on 4.3), and no Iceberg runtime exists for Spark 4.2+.
+ */
+export function pluginCatalogConfig(name: string, pluginClass: string): SparkCatalogConfig {
+  return {
+    name,
+    description: `${name} (Spark catalog plugin ${pluginClass})`,
+    configuration: { [`spark.sql.catalog.${name}`]: pluginClass },
+    secretConfs: [],
+    needsAwsBundle: false,
+    tablesNote: `tables are tables of Spark catalog ${name} (${pluginClass}), which must be on Spark's classpath`,
+  };
 }

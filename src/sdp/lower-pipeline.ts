@@ -78,7 +78,8 @@ export function lowerPipeline(graph: PipelineGraph, options: LoweringOptions): L
     entries.push(entry({ element: 'flow', name: flow.name, kind: flow.kind, origin: flow.origin }, placement.flows.get(flow.name), fileOfFlow.get(flow.name)));
   }
   const notes = [
-    `tables are Iceberg tables of Spark catalog ${options.catalog.name}: iceberg-spark-runtime for Spark ${options.sparkVersion.major}.${options.sparkVersion.minor} must be on Spark's classpath${options.catalog.needsAwsBundle ? ', with iceberg-aws-bundle' : ''}`,
+    options.catalog.tablesNote ??
+      `tables are Iceberg tables of Spark catalog ${options.catalog.name}: iceberg-spark-runtime for Spark ${options.sparkVersion.major}.${options.sparkVersion.minor} must be on Spark's classpath${options.catalog.needsAwsBundle ? ', with iceberg-aws-bundle' : ''}`,
     ...options.catalog.secretConfs.map((conf) => `${conf.key} is not written to the project: the Spark backend passes it from ${conf.template} when Spark starts`),
     'flow queries are passed to Spark as written: DuckDB-only SQL fails `thund lower --check`',
   ];

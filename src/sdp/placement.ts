@@ -171,12 +171,17 @@ function placeApplyChanges(flow: Extract<Flow, { kind: 'apply-changes' }>, targe
   if (target.kind !== 'streaming-table') return native(`apply changes into ${target.kind} ${target.name}: SDP's AUTO CDC writes streaming tables only`);
   if (changes.storedAsScdType === 2) return native('SCD type 2: AUTO CDC … STORED AS SCD TYPE 2 is in no OSS Spark release the lowering targets');
   if (!features.autoCdcScd1) return native('apply changes (SCD type 1): AUTO CDC needs Spark 4.2 or later (--spark-version)');
-  if (changes.ignoreNullUpdates) return native('ignore_null_updates: Spark\'s AUTO CDC SQL has no IGNORE NULL UPDATES (the 4.3 parser rejects it)');
-  if (changes.applyAsTruncates !== undefined) return native('apply_as_truncates: Spark\'s AUTO CDC SQL has no APPLY AS TRUNCATE (the 4.3 parser rejects it)');
+  if (changes.ignoreNullUpdates) return native('ignore_null_updates: Spark\'s AUTO CDC has none (dp.create_auto_cdc_flow takes no such argument; the 4.3 SQL parser rejects IGNORE NULL UPDATES)');
+  if (changes.applyAsTruncates !== undefined) return native('apply_as_truncates: Spark\'s AUTO CDC has none (dp.create_auto_cdc_flow takes no such argument; the 4.3 SQL parser rejects APPLY AS TRUNCATE)');
+  if (changes.changeFormat !== undefined && changes.changeFormat.kind !== 'rows') {
+    return native(`change format ${changes.changeFormat.kind}: AUTO CDC takes plain change rows (deletes through apply_as_deletes); the native engine decodes ${changes.changeFormat.kind === 'debezium' ? 'Debezium envelopes' : 'row kinds'}`);
+  }
   if (streamReads === 0) return native('apply changes from a batch query: AUTO CDC reads FROM STREAM(…)');
-  return mapped('CREATE FLOW … AS AUTO CDC INTO … STORED AS SCD TYPE 1', [
+  return mapped('dp.create_auto_cdc_flow(…, stored_as_scd_type=1) (AUTO CDC)', [
     `its change feed becomes temporary view ${changeFeedViewName(flow.name)}`,
-    'Spark rejects null keys and sequence values as the native engine does; deletes leave no tombstone row in the target',
+    'the target\'s catalog must support row-level operations (MERGE): Spark\'s built-in Parquet tables do not (AUTOCDC_TARGET_DOES_NOT_SUPPORT_MERGE)',
+    'Spark adds its own column __spark_autocdc_metadata to the target; deletes leave no row in the target',
+    'Spark rejects null keys and sequence values as the native engine does',
   ]);
 }
 

@@ -1,12 +1,13 @@
 /**
  * The Python definition file of the lowered project: what SQL cannot express — sources (Parquet
  * files as batch or stream, Kafka topics with JSON decoding and watermarks) as temporary views,
- * and sinks.
+ * sinks, and AUTO CDC flows (`dp.create_auto_cdc_flow`: Spark 4.2 has no AUTO CDC in SQL).
  */
 import type { KafkaSourceOptions, SinkDataset, SourceDataset } from '../pipeline/ir/dataset.js';
+import type { ApplyChangesFlow, ColumnSelection } from '../pipeline/ir/flow.js';
 import { findDataset, flowsInto, nameKey, type PipelineGraph } from '../pipeline/ir/graph.js';
-import { pythonString, pythonStringDict } from './identifiers.js';
-import type { GraphPlacement } from './placement.js';
+import { plainTableName, pythonString, pythonStringDict } from './identifiers.js';
+import { changeFeedViewName, type GraphPlacement } from './placement.js';
 import { schemaDdl } from './spark-types.js';
 import { DEFINITIONS_FOLDER, query } from './sql-definitions.js';
 
@@ -29,6 +30,8 @@ export function pythonFile(graph: PipelineGraph, placement: GraphPlacement, cata
     else continue;
     datasets.push(dataset.name);
   }
+  const cdcFlows = graph.flows.filter((flow): flow is ApplyChangesFlow => flow.kind === 'apply-changes' && placement.flows.get(flow.name)?.status === 'MAPPED');
+  blocks.push(...cdcFlows.map((flow) => autoCdcFlow(graph, flow, catalog)));
   if (blocks.length === 0) return undefined;
   const prelude = [
     header,
@@ -38,7 +41,8 @@ export function pythonFile(graph: PipelineGraph, placement: GraphPlacement, cata
     '',
     'spark = SparkSession.active()',
   ].join('\n');
-  const flows = graph.flows.filter((flow) => findDataset(graph, flow.target)?.kind === 'sink' && placement.flows.get(flow.name)?.status === 'MAPPED').map((flow) => flow.name);
+  const sinkFlowNames = graph.flows.filter((flow) => findDataset(graph, flow.target)?.kind === 'sink' && placement.flows.get(flow.name)?.status === 'MAPPED').map((flow) => flow.name);
+  const flows = [...sinkFlowNames, ...cdcFlows.map((flow) => flow.name)];
   return { path: SOURCES_FILE, text: `${prelude}\n\n${blocks.join('\n\n')}\n`, datasets, flows };
 }
 
@@ -95,4 +99,28 @@ function sinkFlows(graph: PipelineGraph, placement: GraphPlacement, sink: SinkDa
 
 function sink(dataset: SinkDataset): string {
   return `dp.create_sink(${pythonString(dataset.name)}, format=${pythonString(dataset.format)}, options=${pythonStringDict(dataset.options)})`;
+}
+
+/** SCD type 1 from the flow's change feed view (sql-definitions.ts) into its streaming table. */
+function autoCdcFlow(graph: PipelineGraph, flow: ApplyChangesFlow, catalog: string): string {
+  const target = findDataset(graph, flow.target);
+  const targetName = target !== undefined && (target.kind === 'streaming-table' || target.kind === 'materialized-view') ? plainTableName(catalog, target.table.identifier) : flow.target;
+  const changes = flow.changes;
+  const list = (names: readonly string[]): string => `[${names.map(pythonString).join(', ')}]`;
+  const args = [
+    `target=${pythonString(targetName)}`,
+    `source=${pythonString(changeFeedViewName(flow.name))}`,
+    `keys=${list(changes.keys)}`,
+    `sequence_by=${pythonString(changes.sequenceBy)}`,
+    ...(changes.applyAsDeletes === undefined ? [] : [`apply_as_deletes=${pythonString(changes.applyAsDeletes)}`]),
+    ...columnArgs(changes.columns, list),
+    'stored_as_scd_type=1',
+    `name=${pythonString(flow.name)}`,
+  ];
+  return `dp.create_auto_cdc_flow(\n${args.map((arg) => `    ${arg},`).join('\n')}\n)`;
+}
+
+function columnArgs(selection: ColumnSelection | undefined, list: (names: readonly string[]) => string): string[] {
+  if (selection === undefined) return [];
+  return 'include' in selection ? [`column_list=${list(selection.include)}`] : [`except_column_list=${list(selection.except)}`];
 }

@@ -1,8 +1,9 @@
 /**
  * The Spark release a lowering targets, and what its Declarative Pipelines can express. Facts
- * measured with `spark-pipelines dry-run`: 4.1 accepts MV / ST / FLOW / TEMPORARY VIEW and the SQL
- * WATERMARK clause; 4.2+ adds AUTO CDC (SCD type 1, without IGNORE NULL UPDATES and APPLY AS
- * TRUNCATE, which 4.3's parser still rejects).
+ * measured with `spark-pipelines`: 4.1 accepts MV / ST / FLOW / TEMPORARY VIEW and the SQL
+ * WATERMARK clause; 4.2 adds AUTO CDC SCD type 1 in Python (`dp.create_auto_cdc_flow`; its SQL
+ * parser rejects `AS AUTO CDC`, which 4.3 parses), without IGNORE NULL UPDATES and APPLY AS
+ * TRUNCATE. AUTO CDC needs a target catalog with row-level operations (MERGE).
  */
 import { InvalidInputError } from '../errors.js';
 
@@ -33,7 +34,7 @@ export function atLeast(version: SparkVersion, major: number, minor: number): bo
 
 /** What the target's SDP can express, as far as the lowering uses it. */
 export interface SdpFeatures {
-  /** `CREATE FLOW … AS AUTO CDC INTO … STORED AS SCD TYPE 1`. */
+  /** `dp.create_auto_cdc_flow(…, stored_as_scd_type=1)`. */
   readonly autoCdcScd1: boolean;
 }
 

@@ -2,9 +2,10 @@
  * SQL definition files of the lowered project: per mapped table, view or sink, one file with its
  * CREATE statement and the flows that write it. Flow queries pass through as written (Spark parses
  * them; `spark-pipelines dry-run` checks them), with a WATERMARK clause added where the IR has one.
+ * AUTO CDC flows are Python: Spark 4.2's SQL parser has no `AS AUTO CDC` (4.3's has).
  */
 import type { Dataset, TableDataset, ViewDataset } from '../pipeline/ir/dataset.js';
-import type { ApplyChangesFlow, ColumnSelection, Flow } from '../pipeline/ir/flow.js';
+import type { ApplyChangesFlow, Flow } from '../pipeline/ir/flow.js';
 import { flowsInto, type PipelineGraph } from '../pipeline/ir/graph.js';
 import { qualifiedTableName, quoteIdentifier, sqlString } from './identifiers.js';
 import { changeFeedViewName, type GraphPlacement } from './placement.js';
@@ -49,7 +50,7 @@ export function sqlFiles(graph: PipelineGraph, placement: GraphPlacement, catalo
         statements = [tableStatement(dataset, names(dataset), implicit, catalog)];
         for (const flow of flows) {
           if (flow === implicit) continue;
-          statements.push(...(flow.kind === 'apply-changes' ? autoCdcFlow(flow, names(dataset), catalog) : [insertFlow(flow, names(dataset), catalog)]));
+          statements.push(flow.kind === 'apply-changes' ? changeFeedView(flow, catalog) : insertFlow(flow, names(dataset), catalog));
         }
         break;
       }
@@ -58,7 +59,8 @@ export function sqlFiles(graph: PipelineGraph, placement: GraphPlacement, catalo
       path: `${DEFINITIONS_FOLDER}/${fileStem(dataset.name)}.sql`,
       text: `${header}\n${statements.map((statement) => `${statement};\n`).join('\n')}`,
       datasets: [dataset.name],
-      flows: flows.map((flow) => flow.name),
+      // AUTO CDC flows are Python (python-definitions.ts); only their change feed view is here.
+      flows: flows.filter((flow) => flow.kind !== 'apply-changes').map((flow) => flow.name),
     });
   }
   return files;
@@ -110,25 +112,7 @@ function insertFlow(flow: Flow, target: string, catalog: string): string {
   return `CREATE FLOW ${quoteIdentifier(flow.name)}\nAS INSERT INTO ${target} BY NAME\n${indent(query(flow, catalog))}`;
 }
 
-function columnsClause(selection: ColumnSelection | undefined): string[] {
-  if (selection === undefined) return [];
-  if ('include' in selection) return [`COLUMNS ${selection.include.map(quoteIdentifier).join(', ')}`];
-  return [`COLUMNS * EXCEPT (${selection.except.map(quoteIdentifier).join(', ')})`];
-}
-
-/** The change feed as a temporary view, then the AUTO CDC flow that reads it as a stream. */
-function autoCdcFlow(flow: ApplyChangesFlow, target: string, catalog: string): string[] {
-  const feed = quoteIdentifier(changeFeedViewName(flow.name));
-  const changes = flow.changes;
-  const lines = [
-    `CREATE FLOW ${quoteIdentifier(flow.name)}`,
-    `AS AUTO CDC INTO ${target}`,
-    `FROM STREAM(${feed})`,
-    `KEYS (${changes.keys.map(quoteIdentifier).join(', ')})`,
-    ...(changes.applyAsDeletes === undefined ? [] : [`APPLY AS DELETE WHEN ${changes.applyAsDeletes}`]),
-    `SEQUENCE BY ${quoteIdentifier(changes.sequenceBy)}`,
-    ...columnsClause(changes.columns),
-    'STORED AS SCD TYPE 1',
-  ];
-  return [`CREATE TEMPORARY VIEW ${feed}\nAS\n${indent(query(flow, catalog))}`, lines.join('\n')];
+/** The change feed of an AUTO CDC flow, as the temporary view the flow reads as a stream. */
+function changeFeedView(flow: ApplyChangesFlow, catalog: string): string {
+  return `CREATE TEMPORARY VIEW ${quoteIdentifier(changeFeedViewName(flow.name))}\nAS\n${indent(query(flow, catalog))}`;
 }

@@ -7,7 +7,9 @@
  * found in a reloaded table means an earlier attempt landed, whatever its answer said; our files
  * are removed only when the table is seen without it. A row delta is revalidated whenever the
  * table moved between attempts (RowDelta.validate) and refused rather than committed on a base
- * where it would be wrong.
+ * where it would be wrong. A caller whose summary depends on the table (source positions) passes a
+ * per-attempt hook: it sees the table each attempt builds on and gives that attempt's summary
+ * properties, or refuses, which ends the commit with a RefusedCommit outcome.
  */
 import { randomUUID } from 'node:crypto';
 import type { Catalog, LoadedTable, TableIdentifier } from '../../catalog/catalog.js';
@@ -25,7 +27,7 @@ import type { TableUpdate } from '../iceberg/updates.js';
 import { manifestListLocation } from './locations.js';
 import { manifestsOf } from './scan.js';
 import { settle, writeAddedManifests, type PendingManifest } from './pending-manifests.js';
-import { backoffMs, retryPolicy } from './retry-policy.js';
+import { backoffMs, retryPolicy, type RetryPolicy } from './retry-policy.js';
 import { ManifestRewrites, writeRowDeltaManifests, type RowDelta } from './row-delta.js';
 import { planOverwrite, summaryFor, type RemovedSet } from './snapshot-changes.js';
 
@@ -50,6 +52,37 @@ export interface SnapshotCommitRequest {
    * or spec refuses the commit with ConcurrentSchemaChangeError, so the caller recomputes it.
    */
   readonly layoutChange?: { readonly updates: readonly TableUpdate[]; readonly requirements: readonly TableRequirement[] };
+  /** Overrides the table's `commit.retry.*` properties. */
+  readonly retryPolicy?: RetryPolicy;
+}
+
+/** Why an attempt follows another: the table moved (a refusal such as 409) or the last outcome was lost. */
+export type RetryCause = 'conflict' | 'unknown';
+
+/** Returned by a per-attempt hook to end the commit instead of attempting it; `detail` comes back in the outcome. */
+export class CommitRefusal<T> {
+  constructor(readonly detail: T) {}
+}
+
+/**
+ * Called before every attempt with the table it builds on (the base first, then each reloaded
+ * table): the summary properties of that attempt, added to `summaryProperties`, or a refusal.
+ */
+export type AttemptSummary<T> = (current: TableMetadata, retry: RetryCause | undefined) => Readonly<Record<string, string>> | CommitRefusal<T>;
+
+export interface RefusedCommit<T> {
+  readonly kind: 'refused';
+  readonly detail: T;
+  /** The table the refusal was decided on; our snapshot is not in it. */
+  readonly metadata: TableMetadata;
+  /** Attempts sent to the catalog before the refusal. */
+  readonly attempts: number;
+  /**
+   * An attempt's outcome was lost: it was not in the table when looked for, but could still land,
+   * so nothing was deleted (the caller keeps its data files too). Otherwise our manifests and
+   * manifest lists are removed and nothing of this commit is referenced.
+   */
+  readonly outcomeWasUnknown: boolean;
 }
 
 export interface SnapshotCommitResult {
@@ -58,9 +91,18 @@ export interface SnapshotCommitResult {
   readonly attempts: number;
 }
 
-export async function commitSnapshot(request: SnapshotCommitRequest): Promise<SnapshotCommitResult> {
+export function isRefused<T>(outcome: SnapshotCommitResult | RefusedCommit<T>): outcome is RefusedCommit<T> {
+  return 'kind' in outcome && outcome.kind === 'refused';
+}
+
+export function commitSnapshot<T>(request: SnapshotCommitRequest & { readonly summaryForAttempt: AttemptSummary<T> }): Promise<SnapshotCommitResult | RefusedCommit<T>>;
+export function commitSnapshot(request: SnapshotCommitRequest): Promise<SnapshotCommitResult>;
+export async function commitSnapshot<T>(
+  request: SnapshotCommitRequest & { readonly summaryForAttempt?: AttemptSummary<T> },
+): Promise<SnapshotCommitResult | RefusedCommit<T>> {
   const { io } = request.base;
   let metadata = request.base.metadata;
+  const summaryForAttempt = request.summaryForAttempt ?? ((): Readonly<Record<string, string>> => ({}));
   const layoutChange = request.layoutChange?.updates.length === 0 ? undefined : request.layoutChange;
   const staged = (base: TableMetadata): TableMetadata => (layoutChange === undefined ? base : applyUpdates(base, layoutChange.updates));
   const snapshotId = newSnapshotId(metadata.snapshots.map((snapshot) => snapshot.snapshotId));
@@ -68,6 +110,10 @@ export async function commitSnapshot(request: SnapshotCommitRequest): Promise<Sn
   // Manifests carry the schema the data files were written with: the changed one, if any.
   const context = { io, metadata: staged(metadata), snapshotId, commitId };
   const rowDelta = rowDeltaOf(request);
+  // Decided before anything is written: a refusal of the first attempt leaves no file behind.
+  const first = summaryForAttempt(metadata, undefined);
+  if (first instanceof CommitRefusal) return { kind: 'refused', detail: first.detail, metadata, attempts: 0, outcomeWasUnknown: false };
+  let attemptProperties: Readonly<Record<string, string>> = first;
   const rewrites = new ManifestRewrites();
   const added: PendingManifest[] =
     rowDelta !== undefined
@@ -79,7 +125,8 @@ export async function commitSnapshot(request: SnapshotCommitRequest): Promise<Sn
   const ownManifests = (removedSet: RemovedSet | undefined): string[] =>
     [...added, ...(removedSet?.manifests ?? []), ...rewrites.written()].map((pending) => pending.file.manifestPath);
   const manifestLists: string[] = [];
-  const policy = retryPolicy(metadata.properties);
+  const policy = request.retryPolicy ?? retryPolicy(metadata.properties);
+  let outcomeWasUnknown = false;
   const started = Date.now();
   const baseMainId = mainSnapshotId(metadata);
   let removed: RemovedSet | undefined;
@@ -119,7 +166,7 @@ export async function commitSnapshot(request: SnapshotCommitRequest): Promise<Sn
       sequenceNumber,
       timestampMs: BigInt(Math.max(Date.now(), Number(metadata.lastUpdatedMs))),
       manifestList,
-      summary: summaryFor(request.mode, addedFiles, removed, parent, request.summaryProperties),
+      summary: summaryFor(request.mode, addedFiles, removed, parent, { ...request.summaryProperties, ...attemptProperties }),
       schemaId: staged(metadata).currentSchemaId,
       ...(firstRowId === undefined ? {} : { firstRowId, addedRows: list.addedRows ?? 0n }),
     };
@@ -143,6 +190,7 @@ export async function commitSnapshot(request: SnapshotCommitRequest): Promise<Sn
         // Not there (yet): retrying with the same snapshot id is safe. Should the lost request
         // land later, one of the two fails its requirements and the next lookup finds ours.
         if (found.state !== 'absent' || !withinBudget || request.base.create) throw error;
+        outcomeWasUnknown = true;
         await sleep(backoffMs(policy, retry));
         reloaded = found.table;
       } else {
@@ -193,6 +241,20 @@ export async function commitSnapshot(request: SnapshotCommitRequest): Promise<Sn
           { retryable: false },
         );
       }
+      const cause: RetryCause = error instanceof CommitStateUnknownError ? 'unknown' : 'conflict';
+      let next: Readonly<Record<string, string>> | CommitRefusal<T>;
+      try {
+        next = summaryForAttempt(metadata, cause);
+      } catch (hookError) {
+        if (!outcomeWasUnknown) await deleteQuietly(io, [...ownManifests(removed), ...manifestLists]);
+        throw hookError;
+      }
+      if (next instanceof CommitRefusal) {
+        // The reloaded table lacks our snapshot (checked above); a lost attempt could still land, though.
+        if (!outcomeWasUnknown) await deleteQuietly(io, [...ownManifests(removed), ...manifestLists]);
+        return { kind: 'refused', detail: next.detail, metadata, attempts: attempt + 1, outcomeWasUnknown };
+      }
+      attemptProperties = next;
     }
   }
 }

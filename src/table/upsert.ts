@@ -1,13 +1,18 @@
 /**
  * MERGE by key as one snapshot: every source row is written as a new row; live rows whose key
  * is in the source are deleted (position deletes under merge-on-read, file rewrites under
- * copy-on-write, per `write.update.mode`). Source keys must be unique and not null. Candidate
- * files are pruned by the source's key range (column bounds and partition values); the same
- * range decides which concurrently added files conflict on a retry.
+ * copy-on-write, per `write.update.mode`). Source keys must be unique and not null.
+ *
+ * With `deleteKeysQuery` the rows to delete are named apart from the rows to add (a change set,
+ * as CDC apply-changes produces: SCD1 deletes by key, SCD2 by key and __START_AT), so a key may
+ * be deleted without a new row, and added rows need not have unique keys.
+ *
+ * Candidate files are pruned by the delete keys' range (column bounds and partition values); the
+ * range of the delete and added keys decides which concurrently added files conflict on a retry.
  */
 import { InvalidInputError, SchemaMismatchError } from '../errors.js';
 import type { DataFile } from '../iceberg/data-file.js';
-import { quoteIdentifier } from '../iceberg/duckdb-types.js';
+import { icebergToDuckDbType, quoteIdentifier } from '../iceberg/duckdb-types.js';
 import { checkWriteCompatible } from '../iceberg/schema.js';
 import { currentSchema, defaultSpec } from '../iceberg/snapshot-ancestry.js';
 import type { TableMetadata } from '../iceberg/table-metadata.js';
@@ -16,6 +21,7 @@ import { isPrimitive } from '../iceberg/types.js';
 import type { DuckDbSession } from '../duckdb/session.js';
 import { describeFlow, projectOntoTable } from '../engine/flow-output.js';
 import { writePartitionedDataFiles } from '../write/partitioned-data-file-writer.js';
+import { commitSnapshot } from './commit-snapshot.js';
 import { planScan } from './delete-planning.js';
 import { dataLocation } from './locations.js';
 import { FILE_COLUMN, openLiveRows, POS_COLUMN } from './read-rows.js';
@@ -28,8 +34,17 @@ export type DataWriter = (query: string, metadata: TableMetadata) => Promise<Dat
 
 export interface UpsertRequest {
   readonly keyColumns: readonly string[];
-  /** A DuckDB SELECT whose columns match the table's by name. */
+  /** A DuckDB SELECT whose columns match the table's by name: the rows to add. */
   readonly sourceQuery: string;
+  /**
+   * A DuckDB SELECT of the key columns: live rows with one of these keys are deleted (a key may
+   * repeat; none may be null). Absent: the source rows' keys, each of which may appear once.
+   */
+  readonly deleteKeysQuery?: string;
+  /** Commit a snapshot even when nothing changes (it carries the summary properties, e.g. positions). */
+  readonly commitEmpty?: boolean;
+  /** What the operation is called in messages and the writer name; default `upsert on (keys)`. */
+  readonly operation?: string;
   /** Writer for the new rows; defaults to the partitioned data file writer under the table's default spec. */
   readonly writeData?: DataWriter;
 }
@@ -42,21 +57,35 @@ export async function upsert(target: RowOperationTarget, request: UpsertRequest)
   const mode = rowLevelMode(metadata, 'write.update.mode');
   const schema = currentSchema(metadata);
   const keys = keyFields(schema.fields, request.keyColumns);
-  const operation = `upsert on (${keys.map((k) => k.name).join(', ')})`;
+  const operation = request.operation ?? `upsert on (${keys.map((k) => k.name).join(', ')})`;
   const writeData = request.writeData ?? defaultWriter(target, operation);
   const source = tempName('source');
+  const deleteKeys = request.deleteKeysQuery === undefined ? source : tempName('delete_keys');
   const matched = tempName('matched');
   let rows: Awaited<ReturnType<typeof openLiveRows>> | undefined;
   try {
     await stageSource(session, schema.fields, request.sourceQuery, source);
-    await checkKeys(session, source, keys);
-    const filter = await keyRange(session, source, keys);
-    if (filter === undefined) {
-      return { snapshot: undefined, attempts: 0, mode, deletedRows: 0n, addedRows: 0n, addedDataFiles: [], addedDeleteFiles: [], removedDataFiles: [] };
+    if (request.deleteKeysQuery === undefined) await checkKeys(session, source, keys);
+    else await stageDeleteKeys(session, keys, request.deleteKeysQuery, deleteKeys);
+    const keyList = keys.map((k) => quoteIdentifier(k.name)).join(', ');
+    const scope = await keyRange(session, `(SELECT ${keyList} FROM ${deleteKeys} UNION ALL SELECT ${keyList} FROM ${source})`, keys);
+    if (scope === undefined) {
+      const nothing = { attempts: 0, mode, deletedRows: 0n, addedRows: 0n, addedDataFiles: [], addedDeleteFiles: [], removedDataFiles: [] };
+      if (request.commitEmpty !== true) return { snapshot: undefined, ...nothing };
+      const empty = await commitSnapshot({
+        catalog: target.catalog,
+        identifier: target.identifier,
+        base: { metadata, io, create: false },
+        mode: 'append',
+        addedFiles: [],
+        ...(target.summaryProperties === undefined ? {} : { summaryProperties: target.summaryProperties }),
+      });
+      return { ...nothing, snapshot: empty.snapshot, attempts: empty.attempts };
     }
-    const plan = await planScan(io, metadata, { filter });
+    const filter = deleteKeys === source ? scope : await keyRange(session, deleteKeys, keys);
+    const plan = filter === undefined ? { tasks: [] } : await planScan(io, metadata, { filter });
     rows = await openLiveRows({ session, io, schema, tasks: plan.tasks, positions: true });
-    await session.run(`CREATE TEMP TABLE ${matched} AS SELECT t.${FILE_COLUMN} AS file_path, t.${POS_COLUMN} AS pos FROM (${rows.sql}) t ${matchClause(keys, source)}`);
+    await session.run(`CREATE TEMP TABLE ${matched} AS SELECT t.${FILE_COLUMN} AS file_path, t.${POS_COLUMN} AS pos FROM (${rows.sql}) t ${matchClause(keys, deleteKeys)}`);
     const changes = await changesForMatches({ session, io, metadata, tasks: plan.tasks, matchedTable: matched, mode, writerName: operation });
     let newRows: DataFile[];
     try {
@@ -66,11 +95,11 @@ export async function upsert(target: RowOperationTarget, request: UpsertRequest)
       throw error;
     }
     const addedDataFiles = [...changes.addedDataFiles, ...newRows];
-    const committed = await commitRowDelta({ target, metadata, operation, filter, ...changes, addedDataFiles });
+    const committed = await commitRowDelta({ target, metadata, operation, filter: scope, ...changes, addedDataFiles });
     const addedRows = newRows.reduce((sum, file) => sum + file.recordCount, 0n);
     return { ...committed, mode, deletedRows: changes.deletedRows, addedRows, addedDataFiles, addedDeleteFiles: changes.addedDeleteFiles, removedDataFiles: changes.removedDataFiles };
   } finally {
-    await session.run(`DROP TABLE IF EXISTS ${source}; DROP TABLE IF EXISTS ${matched}`).catch(() => undefined);
+    await session.run(`DROP TABLE IF EXISTS ${source}; DROP TABLE IF EXISTS ${deleteKeys}; DROP TABLE IF EXISTS ${matched}`).catch(() => undefined);
     await rows?.release();
   }
 }
@@ -132,7 +161,18 @@ async function checkKeys(session: DuckDbSession, source: string, keys: readonly 
   }
 }
 
-/** The source's key range as a filter (undefined for an empty source). */
+/** The delete keys, distinct and typed as the table's key columns; a null key is an error. */
+async function stageDeleteKeys(session: DuckDbSession, keys: readonly NestedField[], query: string, table: string): Promise<void> {
+  const typed = keys.map((k) => `CAST(${quoteIdentifier(k.name)} AS ${icebergToDuckDbType(k.type)}) AS ${quoteIdentifier(k.name)}`).join(', ');
+  await session.run(`CREATE TEMP TABLE ${table} AS SELECT DISTINCT ${typed} FROM (${query})`);
+  const list = keys.map((k) => quoteIdentifier(k.name)).join(', ');
+  const [row] = await session.queryJson(`SELECT count(*)::VARCHAR AS n FROM ${table} WHERE ${keys.map((k) => `${quoteIdentifier(k.name)} IS NULL`).join(' OR ')}`);
+  if (row?.['n'] !== '0') {
+    throw new InvalidInputError(`The delete keys hold ${String(row?.['n'])} null key(s) (${list}); keys must not be null`, { context: { keys: list } });
+  }
+}
+
+/** The key range of `source` (a table or parenthesised query) as a filter (undefined when it has no rows). */
 async function keyRange(session: DuckDbSession, source: string, keys: readonly (NestedField & { type: PrimitiveType })[]): Promise<RowFilter | undefined> {
   const children: RowFilter[] = [];
   for (const key of keys) {

@@ -87,7 +87,7 @@ describe('catalog block failures', () => {
     const spec = writeSpec('inline', `catalog:\n  type: rest\n  uri: http://127.0.0.1:9\n  auth:\n    type: bearer\n    token: ${token}\n`);
     const run = thund(['run', spec], work);
     expect(run.status).toBe(1);
-    expect(run.stderr).toContain(`${spec}:${blockLine() + 5}:5: catalog.auth.token: "token" must not be written in the spec`);
+    expect(run.stderr).toContain(`${spec}:${blockLine() + 5}:5 THUND_E_SPEC catalog.auth.token: "token" must not be written in the spec`);
     expect(run.stderr).toContain('token_env');
     expect(run.stderr).not.toContain(token);
   });

@@ -30,7 +30,8 @@ flows:
 `,
   );
   const warehouse = join(work, 'warehouse');
-  for (let run = 0; run < 2; run += 1) expect(thund(['run', spec, '--warehouse', warehouse]).stderr).toBe('');
+  // The second run is forced: with the same input it would otherwise be up to date and skipped.
+  for (let run = 0; run < 2; run += 1) expect(thund(['run', spec, '--warehouse', warehouse, ...(run > 0 ? ['--full-refresh'] : [])]).stderr).toBe('');
   const report = inspect('lake.v3', warehouse);
   const metadata = parseTableMetadata(readFileSync(new URL(report.metadataLocation), 'utf8'), report.metadataLocation);
   const perRun = BigInt(report.snapshots[0]?.summary['added-records'] ?? '0');

@@ -13,7 +13,7 @@ import { createParquetSourceConnector, type ClosableSourceConnector } from '../.
 import { S3FileIO, type S3FileIOOptions } from '../../connectors/storage/s3-file-io.js';
 import { DuckDbSession, quoteLiteral } from '../../src/duckdb/session.js';
 import { InvalidInputError } from '../../src/errors.js';
-import type { SourceSpec } from '../../src/pipeline/spec.js';
+import type { SourceDataset } from '../../src/pipeline/ir/dataset.js';
 import { testS3Bucket, testS3FileIOOptions } from '../stack/s3-env.js';
 
 /** Object key under the test prefix → the first id of the 10 rows it holds. */
@@ -55,8 +55,8 @@ afterAll(() => {
   if (work !== undefined) rmSync(work, { recursive: true, force: true });
 });
 
-function source(name: string, ...paths: string[]): SourceSpec {
-  return { name, format: 'parquet', paths, origin: { file: 'test.yaml', line: 1, column: 1 } };
+function source(name: string, ...paths: string[]): SourceDataset {
+  return { kind: 'source', name, source: { format: 'parquet', paths }, origin: { file: 'test.yaml', line: 1, column: 1 } };
 }
 
 /** The ids the files under the given keys hold, as the test wrote them. */
@@ -104,6 +104,15 @@ describe('Parquet sources on S3', () => {
       expect(await viewIds('year')).toEqual(idsOf('2026/02/c.parquet'));
       await connector.register(session, source('exact', `${root}/top.parquet`, `${root}/2027/`));
       expect(await viewIds('exact')).toEqual(idsOf('top.parquet', '2027/d.parquet'));
+    });
+  });
+
+  it('fingerprints what a source matches: the same objects give the same text, other objects another', async () => {
+    await withConnector(async (connector) => {
+      const fingerprint = (pattern: string) => connector.fingerprint!(session, source('fp', pattern));
+      const months = await fingerprint(`${root}/2026/*/*.parquet`);
+      expect(await fingerprint(`${root}/2026/*/*.parquet`)).toBe(months);
+      expect(await fingerprint(`${root}/2026/01/*.parquet`)).not.toBe(months);
     });
   });
 

@@ -90,7 +90,8 @@ describe('quickstart through the REST catalog into MinIO, read by pyiceberg and 
     expected = await quickstartExpectedRows();
     expect(expected.length).toBeGreaterThan(500);
     for (let run = 0; run < 2; run++) {
-      const result = thund(['run', specFile], work);
+      // The second run is forced: with the same input it would otherwise be up to date and skipped.
+      const result = thund(['run', specFile, ...(run > 0 ? ['--full-refresh'] : [])], work);
       runs.push(result);
       if (result.status !== 0) throw new Error(`thund run ${run + 1} failed (${result.status}): ${result.stderr}`);
       reports.push(inspectJson());

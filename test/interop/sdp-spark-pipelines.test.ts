@@ -2,9 +2,10 @@
  * The SDP lowering against real Spark (pyspark[pipelines] 4.1.4 with the Iceberg 1.12.0 runtime,
  * test/stack/spark-pipelines.ts): every construct examples/sdp lowers to is accepted by
  * `spark-pipelines dry-run` (and a broken flow is not), and a batch pipeline run natively and run
- * on Spark through the SparkBackend lands a table pyiceberg reads as identical rows (the native
- * `thund run` takes one table per pipeline today); a streaming pipeline run on Spark, locally and
- * on a Spark Connect server, lands the rows DuckDB computes from the input. Spark runs one at a
+ * on Spark through the SparkBackend (and through `thund run --backend spark`) lands a table
+ * pyiceberg reads as identical rows; a streaming pipeline (an append flow and a windowed
+ * aggregation in append mode) run natively and on Spark, locally and on a Spark Connect server,
+ * lands exactly the rows DuckDB computes from the input in both engines. Spark runs one at a
  * time: the local Connect server of spark-pipelines binds port 15002.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -144,6 +145,47 @@ describe('a batch pipeline, natively and on Spark', () => {
   }, 600_000);
 });
 
+describe('thund run --backend spark', () => {
+  it('runs the lowered pipeline on Spark from the CLI entry and lands the rows the native run lands', async () => {
+    const spec = path.join(scratch, 'cli.yaml');
+    writeFileSync(
+      spec,
+      [
+        'pipeline: cli_on_spark',
+        'sources:',
+        `  orders: { format: parquet, path: "${ORDERS}" }`,
+        'tables:',
+        '  lake.big: { mode: overwrite, sql: "SELECT id, upper(customer) AS customer, amount_cents FROM orders WHERE amount_cents > 5000" }',
+        '',
+      ].join('\n'),
+    );
+    const nativeWarehouse = path.join(scratch, 'cli-native-wh');
+    const sparkWarehouse = path.join(scratch, 'cli-spark-wh');
+    mkdirSync(sparkWarehouse, { recursive: true });
+    expect(await runCommand(spec, { warehouse: nativeWarehouse }, () => {})).toBe(0);
+    const saved = { python: process.env['THUND_SPARK_PIPELINES_PYTHON'], jars: process.env['THUND_SPARK_PIPELINES_JARS'] };
+    process.env['THUND_SPARK_PIPELINES_PYTHON'] = runtime.python;
+    process.env['THUND_SPARK_PIPELINES_JARS'] = runtime.jars.join(',');
+    const printed: string[] = [];
+    try {
+      expect(await runCommand(spec, { backend: 'spark', warehouse: sparkWarehouse }, (line) => printed.push(line))).toBe(0);
+    } finally {
+      for (const [name, value] of [['THUND_SPARK_PIPELINES_PYTHON', saved.python], ['THUND_SPARK_PIPELINES_JARS', saved.jars]] as const) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+    expect(printed.join('\n')).toMatch(/flow lake\.big: lake\.big/);
+    expect(printed.at(-1)).toMatch(/^ran on Spark \(project .*\.thund\/spark\/cli_on_spark\)$/);
+    const read = (warehouse: string) =>
+      readWithPyiceberg({ catalogDb: path.join(warehouse, 'catalog.db'), warehouse: pathToFileURL(warehouse).href, catalogName: 'default', table: 'lake.big' });
+    const [native, spark] = await Promise.all([read(nativeWarehouse), read(sparkWarehouse)]);
+    const byId = (rows: readonly Record<string, unknown>[]) => [...rows].sort((a, b) => Number(a['id']) - Number(b['id']));
+    expect(native.rowCount).toBeGreaterThan(0);
+    expect(byId(spark.rows)).toEqual(byId(native.rows));
+  }, 600_000);
+});
+
 /** Runs a fully mapped pipeline on Spark; resolves to the flows that completed. */
 async function runOnSpark(graph: PipelineGraph, catalog: ReturnType<typeof sparkCatalogConfig>, folder: string, remote?: string): Promise<string[]> {
   const backend = new SparkBackend({ runtime: remote === undefined ? runtime : { ...runtime, remote }, sparkVersion: SPARK, catalog, projectDir: folder });
@@ -183,7 +225,9 @@ async function checkStreamingPipeline(name: string, remote?: string): Promise<vo
       ].join('\n'),
     );
     const warehouse = path.join(scratch, `${name}-wh`);
+    const nativeWarehouse = path.join(scratch, `${name}-native-wh`);
     mkdirSync(warehouse, { recursive: true });
+    expect(await runCommand(spec, { warehouse: nativeWarehouse }, () => {})).toBe(0);
     const { graph, catalogFor } = await analysed(spec);
     expect(await runOnSpark(graph, catalogFor(warehouse), path.join(scratch, `${name}-project`), remote)).toEqual(['lake.per_window', 'load_events']);
 
@@ -204,12 +248,15 @@ async function checkStreamingPipeline(name: string, remote?: string): Promise<vo
     } finally {
       session.close();
     }
-    const read = (table: string) => readWithPyiceberg({ catalogDb: path.join(warehouse, 'catalog.db'), warehouse: pathToFileURL(warehouse).href, catalogName: 'default', table });
-    const raw = await read('lake.events_raw');
-    expect(raw.rows.map((row) => `${String(row['user_id'])}|${String(row['kind'])}|${Date.parse(String(row['event_time']))}`).sort()).toEqual(expectedRaw.sort());
-    const windows = await read('lake.per_window');
-    expect(expectedWindows.length).toBeGreaterThan(0);
-    expect(windows.rows.map((row) => `${Date.parse(String(row['window_start']))}|${String(row['kind'])}|${String(row['events'])}`).sort()).toEqual(expectedWindows.sort());
+    // Spark's tables and the native engine's must both hold exactly the rows DuckDB computes.
+    for (const [engine, at] of [['spark', warehouse], ['native', nativeWarehouse]] as const) {
+      const read = (table: string) => readWithPyiceberg({ catalogDb: path.join(at, 'catalog.db'), warehouse: pathToFileURL(at).href, catalogName: 'default', table });
+      const raw = await read('lake.events_raw');
+      expect(raw.rows.map((row) => `${String(row['user_id'])}|${String(row['kind'])}|${Date.parse(String(row['event_time']))}`).sort(), engine).toEqual(expectedRaw.sort());
+      const windows = await read('lake.per_window');
+      expect(expectedWindows.length).toBeGreaterThan(0);
+      expect(windows.rows.map((row) => `${Date.parse(String(row['window_start']))}|${String(row['kind'])}|${String(row['events'])}`).sort(), engine).toEqual(expectedWindows.sort());
+    }
   }
 }
 

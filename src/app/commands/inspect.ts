@@ -12,7 +12,9 @@ import { liveRowCount } from '../../table/live-row-count.js';
 import { DuckDbSession } from '../../duckdb/session.js';
 import type { FileIO } from '../../iceberg/file-io.js';
 import type { TableMetadata } from '../../iceberg/table-metadata.js';
-import { loadPipelineSpec, type PipelineSpec } from '../../pipeline/spec.js';
+import { isTableDataset } from '../../pipeline/ir/dataset.js';
+import { formatProblem } from '../../pipeline/problems.js';
+import { loadPipelineDefinition, type PipelineDefinition } from '../../pipeline/spec-to-ir.js';
 import { openCatalog, type CatalogOverrides } from '../open-catalog.js';
 
 export interface InspectOptions extends CatalogOverrides {
@@ -31,7 +33,7 @@ export function parseTableName(text: string): TableIdentifier {
 
 /** Without a table name, the one table of the `--pipeline` spec. */
 export async function inspectCommand(tableName: string | undefined, options: InspectOptions, print: (line: string) => void): Promise<void> {
-  const spec = options.pipeline === undefined ? undefined : await loadPipelineSpec(options.pipeline);
+  const spec = options.pipeline === undefined ? undefined : await loadDefinition(options.pipeline);
   const identifier = tableName === undefined ? pipelineTable(spec) : parseTableName(tableName);
   const opened = await openCatalog(spec, options);
   const { catalog, warehousePath } = opened;
@@ -87,12 +89,19 @@ export async function inspectCommand(tableName: string | undefined, options: Ins
   }
 }
 
-function pipelineTable(spec: PipelineSpec | undefined): TableIdentifier {
-  const table = spec?.tables[0];
+async function loadDefinition(specPath: string): Promise<PipelineDefinition> {
+  const loaded = await loadPipelineDefinition(specPath);
+  if (!loaded.ok) throw new InvalidInputError(loaded.problems.map(formatProblem).join('\n'), { context: { file: specPath } });
+  return loaded.definition;
+}
+
+/** The pipeline's first table. */
+function pipelineTable(spec: PipelineDefinition | undefined): TableIdentifier {
+  const table = spec?.graph.datasets.find(isTableDataset);
   if (table === undefined) {
     throw new InvalidInputError('thund inspect needs a table: thund inspect <namespace.table>, or --pipeline FILE for its table');
   }
-  return table.identifier;
+  return table.table.identifier;
 }
 
 /** Live rows: position deletes applied (what any reader returns), not the data files' total. */

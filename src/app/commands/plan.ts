@@ -1,11 +1,21 @@
 /**
- * `thund plan <pipeline.yaml> [--format text|mermaid|dot]`: the validated pipeline's DAG in
- * run order. An invalid pipeline prints its problems (as `thund validate` does) and exits 1.
+ * `thund plan <pipeline.yaml> [--format text|mermaid|dot] [--state]`: the validated pipeline's DAG
+ * in run order. An invalid pipeline prints its problems (as `thund validate` does) and exits 1.
+ * With `--state` (text only) the pipeline's catalog is opened for reading and each table dataset
+ * gets what `thund run` would do with it: stale and why, or up to date.
  */
+import { createParquetSourceConnector } from '../../../connectors/parquet/parquet-source.js';
+import { planStaleness } from '../../engine/graph/plan-staleness.js';
 import { InvalidInputError } from '../../errors.js';
 import { formatProblem } from '../../pipeline/problems.js';
 import { PLAN_FORMATS, renderGraph, type PlanFormat } from '../../pipeline/render-graph.js';
+import { openCatalog, type CatalogOverrides } from '../open-catalog.js';
 import { analysePipelineFile } from './validate.js';
+
+export interface PlanOptions extends CatalogOverrides {
+  /** Show each table's staleness from the catalog. */
+  readonly state?: boolean;
+}
 
 export function parsePlanFormat(text: string | undefined): PlanFormat {
   if (text === undefined) return 'text';
@@ -14,12 +24,28 @@ export function parsePlanFormat(text: string | undefined): PlanFormat {
   return format;
 }
 
-export async function planCommand(specPath: string, format: PlanFormat, print: (line: string) => void): Promise<number> {
+export async function planCommand(specPath: string, format: PlanFormat, print: (line: string) => void, options: PlanOptions = {}): Promise<number> {
+  if (options.state === true && format !== 'text') throw new InvalidInputError(`--state shows staleness in the text format only, not with --format ${format}`);
   const analysed = await analysePipelineFile(specPath);
-  if (analysed.problems.length > 0 || analysed.graph === undefined) {
+  if (analysed.problems.length > 0 || analysed.graph === undefined || analysed.definition === undefined) {
     for (const problem of analysed.problems) print(formatProblem(problem));
     return 1;
   }
   print(renderGraph(analysed.graph, format));
-  return 0;
+  if (options.state !== true) return 0;
+  const opened = await openCatalog(analysed.definition, options);
+  const sources = createParquetSourceConnector(opened.s3 === undefined ? {} : { s3: opened.s3 });
+  try {
+    const states = await planStaleness(analysed.graph, opened.catalog, sources);
+    print('');
+    print(`state (${opened.description}):`);
+    for (const [table, state] of states) print(`  ${table}: ${state}`);
+    return 0;
+  } finally {
+    try {
+      await sources.close();
+    } finally {
+      await opened.close();
+    }
+  }
 }

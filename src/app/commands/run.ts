@@ -1,33 +1,60 @@
 /**
- * `thund run <pipeline.yaml>`: run a batch pipeline into the catalog its `catalog` block names
- * (the embedded SQLite catalog by default).
+ * `thund run <pipeline.yaml> [--full-refresh] [--backend native|spark]`: read and validate the pipeline (problems print as
+ * `thund validate` prints them, and the run exits 1), then run it on the native backend into the
+ * catalog its `catalog` block names (the embedded SQLite catalog by default). One line per flow:
+ * what it wrote (or that it was up to date), its expectation counts and late rows, schema changes.
  */
 import { formatIdentifier } from '../../../catalog/catalog.js';
 import { createParquetSourceConnector } from '../../../connectors/parquet/parquet-source.js';
-import { runPipeline } from '../../engine/run-pipeline.js';
+import { NativeBackend } from '../../backend/native/native-backend.js';
+import type { FlowRunSummary, RunEvent, RunResult } from '../../backend/run-event.js';
+import type { FlowRunResult } from '../../engine/run-flow.js';
+import { ThundError } from '../../errors.js';
 import type { SchemaEvolutionChange } from '../../iceberg/schema-evolution.js';
 import { typeText } from '../../iceberg/schema.js';
-import { loadPipelineSpec } from '../../pipeline/spec.js';
+import { formatProblem } from '../../pipeline/problems.js';
+import type { PipelineGraph } from '../../pipeline/ir/graph.js';
+import type { PipelineDefinition } from '../../pipeline/spec-to-ir.js';
+import { defaultSparkProjectDir, sparkBackendFor } from '../../sdp/spark-backend-for.js';
 import { openCatalog, type CatalogOverrides } from '../open-catalog.js';
+import { analysePipelineFile } from './validate.js';
 
-export async function runCommand(specPath: string, options: CatalogOverrides, print: (line: string) => void): Promise<void> {
-  const spec = await loadPipelineSpec(specPath);
-  const opened = await openCatalog(spec, options);
+export const RUN_BACKENDS = ['native', 'spark'] as const;
+export type RunBackend = (typeof RUN_BACKENDS)[number];
+
+export interface RunCommandOptions extends CatalogOverrides {
+  /** Run every flow, also those whose result is up to date. */
+  readonly fullRefresh?: boolean;
+  /** native (default): DuckDB in this process; spark: the lowered SDP project on Spark. */
+  readonly backend?: RunBackend;
+  /** With the spark backend: the Spark version to lower for (default 4.1). */
+  readonly sparkVersion?: string;
+}
+
+/** Resolves to the exit code: 1 when the pipeline has problems; a failed run throws. */
+export async function runCommand(
+  specPath: string,
+  options: RunCommandOptions,
+  print: (line: string) => void,
+  printError: (line: string) => void = (line) => void process.stderr.write(`${line}\n`),
+): Promise<number> {
+  const analysed = await analysePipelineFile(specPath);
+  if (analysed.problems.length > 0 || analysed.graph === undefined || analysed.definition === undefined) {
+    for (const problem of analysed.problems) printError(formatProblem(problem));
+    return 1;
+  }
+  if (options.backend === 'spark') return runOnSpark(analysed.definition, analysed.graph, options, print);
+  const opened = await openCatalog(analysed.definition, options);
   const sources = createParquetSourceConnector(opened.s3 === undefined ? {} : { s3: opened.s3 });
   try {
-    const results = await runPipeline({ spec, catalog: opened.catalog, io: opened.io, sources });
-    for (const result of results) {
-      const summary = result.snapshot.summary;
-      print(
-        `flow ${result.flowName}: ${result.created ? 'created' : 'updated'} ${formatIdentifier(result.table.identifier)} — ` +
-          `${summary.operation} snapshot ${result.snapshot.snapshotId}, ${summary['added-records'] ?? '0'} rows in ` +
-          `${result.dataFiles.length} data file(s); table now has ${summary['total-records'] ?? '?'} rows`,
-      );
-      // Shown so a misspelt column in the flow's SQL is noticed: it would otherwise become a new column.
-      for (const change of result.schemaChanges) print(`  schema: ${describeChange(change)}`);
-      if (result.absentColumns.length > 0) print(`  schema: no value for ${result.absentColumns.join(', ')} (written as null)`);
-    }
+    const written = new Map<string, FlowRunResult>();
+    const backend = new NativeBackend({ catalog: opened.catalog, io: opened.io, sources, onWrite: (flow, result) => written.set(flow.name, result) });
+    const handle = backend.run(analysed.graph, { fullRefresh: options.fullRefresh === true });
+    const views = new Set(analysed.graph.datasets.filter((dataset) => dataset.kind === 'view' || dataset.kind === 'temporary-view').map((view) => view.name));
+    for await (const event of handle.events) for (const line of describeEvent(event, written, views)) print(line);
+    await throwIfFailed(handle.result);
     print(opened.description);
+    return 0;
   } finally {
     try {
       await sources.close();
@@ -35,6 +62,62 @@ export async function runCommand(specPath: string, options: CatalogOverrides, pr
       await opened.close();
     }
   }
+}
+
+/**
+ * Spark (from THUND_SPARK_PIPELINES_PYTHON / _JARS / THUND_SPARK_REMOTE) runs the lowered project of
+ * `graph` (dependencies inferred); it refuses, element by element, what only the native engine runs.
+ */
+async function runOnSpark(definition: PipelineDefinition, graph: PipelineGraph, options: RunCommandOptions, print: (line: string) => void): Promise<number> {
+  const backend = sparkBackendFor(definition, {
+    ...(options.sparkVersion === undefined ? {} : { sparkVersion: options.sparkVersion }),
+    ...(options.warehouse === undefined ? {} : { warehouse: options.warehouse }),
+    ...(options.catalogName === undefined ? {} : { catalogName: options.catalogName }),
+  });
+  const handle = backend.run(graph, { fullRefresh: options.fullRefresh === true });
+  for await (const event of handle.events) if (event.phase === 'flow-completed') print(describeFlow(event));
+  await throwIfFailed(handle.result);
+  print(`ran on Spark (project ${defaultSparkProjectDir(definition)})`);
+  return 0;
+}
+
+async function throwIfFailed(outcome: Promise<RunResult>): Promise<void> {
+  const result = await outcome;
+  if (result.status !== 'failed') return;
+  const error = result.error ?? { code: 'RUN_FAILED', message: 'the run failed', retryable: false };
+  throw new ThundError(error.code, error.message, { retryable: error.retryable });
+}
+
+function describeEvent(event: RunEvent, written: ReadonlyMap<string, FlowRunResult>, views: ReadonlySet<string>): string[] {
+  if (event.phase !== 'flow-completed') return [];
+  const result = written.get(event.flow);
+  const lines = [result !== undefined ? describeWrite(event.flow, result) : views.has(event.target) ? `flow ${event.flow}: view ${event.target} defined` : describeFlow(event)];
+  for (const count of event.counts.expectations) {
+    lines.push(`  expectation ${count.expectation} (${count.action}): ${count.passed} passed, ${count.failed} failed${count.action === 'drop' && count.failed > 0 ? ' (dropped)' : ''}`);
+  }
+  if (event.counts.lateRows > 0) lines.push(`  late rows: ${event.counts.lateRows} (behind the watermark, left out)`);
+  if (result !== undefined) {
+    // Shown so a misspelt column in the flow's SQL is noticed: it would otherwise become a new column.
+    for (const change of result.schemaChanges) lines.push(`  schema: ${describeChange(change)}`);
+    if (result.absentColumns.length > 0) lines.push(`  schema: no value for ${result.absentColumns.join(', ')} (written as null)`);
+  }
+  return lines;
+}
+
+function describeWrite(flow: string, result: FlowRunResult): string {
+  const summary = result.snapshot.summary;
+  return (
+    `flow ${flow}: ${result.created ? 'created' : 'updated'} ${formatIdentifier(result.table.identifier)} — ` +
+    `${summary.operation} snapshot ${result.snapshot.snapshotId}, ${summary['added-records'] ?? '0'} rows in ` +
+    `${result.dataFiles.length} data file(s); table now has ${summary['total-records'] ?? '?'} rows`
+  );
+}
+
+function describeFlow(flow: FlowRunSummary): string {
+  const at = flow.snapshotId === undefined ? '' : ` (snapshot ${flow.snapshotId})`;
+  if (flow.skipped === 'up-to-date') return `flow ${flow.flow}: ${flow.target} is up to date${at}`;
+  if (flow.skipped === 'once-done') return `flow ${flow.flow}: once flow already ran into ${flow.target}${at}; skipped`;
+  return `flow ${flow.flow}: ${flow.target} — ${flow.counts.rowsRead} rows read, ${flow.counts.rowsWritten} rows written${at}`;
 }
 
 function describeChange(change: SchemaEvolutionChange): string {

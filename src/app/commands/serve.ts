@@ -6,12 +6,17 @@ import { parseArgs } from 'node:util';
 import { InvalidInputError } from '../../errors.js';
 import { JsonLogger } from '../serve/json-logger.js';
 import { SERVE_FLAGS, serveSettings, type ServeFlag } from '../serve/serve-config.js';
+import { loadServeFile } from '../serve/serve-file.js';
 import { serve } from '../serve/serve-service.js';
 
 export const SERVE_USAGE = `  thund serve <pipeline.yaml> --kafka-brokers H:P --topic T --group G --table ns.table
               [--dead-letter-table ns.t] [--commit-interval-ms 10000] [--commit-records 50000]
               [--sql "SELECT … FROM kafka_records"] [--http-host 127.0.0.1] [--http-port 9464]
-              [--warehouse DIR] [--catalog-name NAME]   (flags also as THUND_KAFKA_* / THUND_SERVE_*)`;
+              [--value-format json|avro|debezium-json|debezium-avro] [--schema-registry-url-env NAME]
+              [--schema-registry-username-env NAME] [--schema-registry-password-env NAME]
+              [--debezium-op-column _op] [--schema-auto-evolve true|false]
+              [--warehouse DIR] [--catalog-name NAME]
+              (flags also as THUND_KAFKA_* / THUND_SERVE_* variables or in the file's serve: block)`;
 
 export async function serveCommand(argv: readonly string[]): Promise<void> {
   const flagOptions = Object.fromEntries(Object.keys(SERVE_FLAGS).map((flag) => [flag, { type: 'string' as const }]));
@@ -28,7 +33,7 @@ export async function serveCommand(argv: readonly string[]): Promise<void> {
     const value = (values as Record<string, string | boolean | undefined>)[flag];
     if (typeof value === 'string') flags[flag] = value;
   }
-  const settings = serveSettings(flags, process.env);
+  const settings = serveSettings(flags, process.env, await loadServeFile(pipelinePath, process.env));
   const warehouse = values.warehouse;
   const catalogName = values['catalog-name'];
   let signals = 0;

@@ -9,7 +9,7 @@ import { CatalogWire, StorageWire } from '../../pipeline/connection-schema.js';
 import { catalogFromWire, storageFromWire } from '../../pipeline/connection-spec.js';
 import type { ConnectionSource } from '../../pipeline/resolve-connection.js';
 import { issuesToProblems } from '../../pipeline/spec-schema.js';
-import { readSpecFile } from '../../pipeline/spec.js';
+import { readSpecFile } from '../../pipeline/spec-file.js';
 import { parseYaml, type FieldPath } from '../../pipeline/yaml-locator.js';
 
 const ConnectionBlocks = z.looseObject({ catalog: CatalogWire.optional(), storage: StorageWire.optional() });

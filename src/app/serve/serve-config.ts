@@ -1,10 +1,13 @@
 /**
- * Settings of `thund serve`, from flags or environment variables (a flag wins), validated with
- * zod. The pipeline file gives only the catalog and storage blocks; Kafka and the loop are set
- * here until the pipeline spec has a Kafka source of its own.
+ * Settings of `thund serve`, from flags, environment variables and the pipeline file's optional
+ * `serve:` block (a flag wins over its variable, which wins over the file), validated with zod.
+ * The file's keys are the flag names with "_" for "-" (`value_format: avro`) and may reference
+ * variables as ${NAME}. The schema registry's URL and credentials are never settings themselves:
+ * `*_env` settings name the environment variables that hold them, and no error or log shows them.
  */
 import { z } from 'zod';
 import { InvalidInputError } from '../../errors.js';
+import { ENV_NAME } from '../../pipeline/env-template.js';
 
 export const SERVE_FLAGS = {
   'kafka-brokers': 'THUND_KAFKA_BROKERS',
@@ -23,12 +26,22 @@ export const SERVE_FLAGS = {
   'temp-dir': 'THUND_SERVE_TEMP_DIR',
   'duckdb-threads': 'THUND_SERVE_DUCKDB_THREADS',
   'duckdb-memory-limit': 'THUND_SERVE_DUCKDB_MEMORY_LIMIT',
+  'value-format': 'THUND_KAFKA_VALUE_FORMAT',
+  'schema-registry-url-env': 'THUND_KAFKA_SCHEMA_REGISTRY_URL_ENV',
+  'schema-registry-username-env': 'THUND_KAFKA_SCHEMA_REGISTRY_USERNAME_ENV',
+  'schema-registry-password-env': 'THUND_KAFKA_SCHEMA_REGISTRY_PASSWORD_ENV',
+  'debezium-op-column': 'THUND_KAFKA_DEBEZIUM_OP_COLUMN',
+  'schema-auto-evolve': 'THUND_SERVE_SCHEMA_AUTO_EVOLVE',
 } as const;
 
 export type ServeFlag = keyof typeof SERVE_FLAGS;
 
+export const VALUE_FORMATS = ['json', 'avro', 'debezium-json', 'debezium-avro'] as const;
+export type ValueFormat = (typeof VALUE_FORMATS)[number];
+
 const TABLE_NAME = z.string().regex(/^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)+$/, 'write namespace.table, e.g. lake.events');
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const envName = z.string().regex(ENV_NAME, 'the NAME of an environment variable (upper-case letters, digits and "_"), not its value');
 
 const ServeSettingsSchema = z.object({
   brokers: z
@@ -51,6 +64,21 @@ const ServeSettingsSchema = z.object({
   tempDir: z.string().min(1).optional(),
   duckdbThreads: int(1, 256).optional(),
   duckdbMemoryLimit: z.string().regex(/^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, 'e.g. 512MB').optional(),
+  valueFormat: z
+    .string()
+    .transform((s) => (s === 'debezium' ? 'debezium-json' : s))
+    .pipe(z.enum(VALUE_FORMATS, { error: `one of ${VALUE_FORMATS.join(', ')}` }))
+    .default('json'),
+  schemaRegistryUrlEnv: envName.default('THUND_KAFKA_SCHEMA_REGISTRY_URL'),
+  schemaRegistryUsernameEnv: envName.default('THUND_SCHEMA_REGISTRY_USERNAME'),
+  schemaRegistryPasswordEnv: envName.default('THUND_SCHEMA_REGISTRY_PASSWORD'),
+  debeziumOpColumn: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a column name').default('_op'),
+  schemaAutoEvolve: z
+    .string()
+    .transform((s) => s.trim().toLowerCase())
+    .pipe(z.enum(['true', 'false'], { error: 'true or false' }))
+    .transform((s) => s === 'true')
+    .optional(),
 });
 
 export type ServeSettings = z.output<typeof ServeSettingsSchema>;
@@ -72,20 +100,44 @@ const FIELD_OF: Readonly<Record<ServeFlag, keyof ServeSettings>> = {
   'temp-dir': 'tempDir',
   'duckdb-threads': 'duckdbThreads',
   'duckdb-memory-limit': 'duckdbMemoryLimit',
+  'value-format': 'valueFormat',
+  'schema-registry-url-env': 'schemaRegistryUrlEnv',
+  'schema-registry-username-env': 'schemaRegistryUsernameEnv',
+  'schema-registry-password-env': 'schemaRegistryPasswordEnv',
+  'debezium-op-column': 'debeziumOpColumn',
+  'schema-auto-evolve': 'schemaAutoEvolve',
 };
 
-export function serveSettings(flags: Readonly<Partial<Record<ServeFlag, string>>>, env: Readonly<Record<string, string | undefined>>): ServeSettings {
+/** The pipeline file's `serve:` block, values already as text with ${NAME} substituted. */
+export interface ServeFileSettings {
+  readonly path: string;
+  readonly values: Readonly<Partial<Record<ServeFlag, string>>>;
+}
+
+/** The `serve:` key of a flag: `value_format` for --value-format. */
+export const fileKeyOf = (flag: ServeFlag): string => flag.replaceAll('-', '_');
+
+export function serveSettings(
+  flags: Readonly<Partial<Record<ServeFlag, string>>>,
+  env: Readonly<Record<string, string | undefined>>,
+  file?: ServeFileSettings,
+): ServeSettings {
   const raw: Record<string, string> = {};
+  const fromFile = new Set<string>();
   for (const [flag, variable] of Object.entries(SERVE_FLAGS) as Array<[ServeFlag, string]>) {
-    const value = flags[flag] ?? env[variable];
-    if (value !== undefined && value !== '') raw[FIELD_OF[flag]] = value;
+    const given = [flags[flag], env[variable]].find((v) => v !== undefined && v !== '');
+    const value = given ?? file?.values[flag];
+    if (value === undefined || value === '') continue;
+    raw[FIELD_OF[flag]] = value;
+    if (given === undefined) fromFile.add(FIELD_OF[flag]);
   }
   const parsed = ServeSettingsSchema.safeParse(raw);
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((issue) => {
     const field = String(issue.path[0] ?? '');
     const flag = (Object.keys(FIELD_OF) as ServeFlag[]).find((f) => FIELD_OF[f] === field);
-    const where = flag === undefined ? field : `--${flag} (or ${SERVE_FLAGS[flag]})`;
+    let where = field;
+    if (flag !== undefined) where = fromFile.has(field) && file !== undefined ? `serve.${fileKeyOf(flag)} in ${file.path}` : `--${flag} (or ${SERVE_FLAGS[flag]})`;
     const message = issue.code === 'invalid_type' && raw[field] === undefined ? 'is required' : issue.message;
     return `${where}: ${message}`;
   });

@@ -9,18 +9,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { formatIdentifier, type TableIdentifier } from '../../../catalog/catalog.js';
-import { JsonDecoder } from '../../../connectors/kafka/json-decoder.js';
 import { KafkaJsConsumerClient } from '../../../connectors/kafka/kafkajs-consumer-client.js';
 import { KafkaSource } from '../../../connectors/kafka/kafka-source.js';
 import { KafkaSourceError } from '../../../connectors/kafka/kafka-source-error.js';
 import { DuckDbSession } from '../../duckdb/session.js';
 import { MicroBatchLoop } from '../../engine/streaming/micro-batch-loop.js';
+import { AUTO_EVOLVE_PROPERTY } from '../../engine/run-flow.js';
 import { openCatalog, type CatalogOverrides } from '../open-catalog.js';
 import { loadConnectionFile } from './connection-file.js';
 import { startHttpServer } from './http-server.js';
 import type { Logger } from './json-logger.js';
 import type { ServeSettings } from './serve-config.js';
 import { ServeMetrics, type PartitionEnd } from './serve-metrics.js';
+import { valueDecoder } from './value-decoder.js';
 
 export interface ServeRequest {
   readonly pipelinePath: string;
@@ -29,6 +30,8 @@ export interface ServeRequest {
   readonly logger: Logger;
   /** Resolves when the service should stop (signals, in the CLI). */
   readonly stopSignal: Promise<string>;
+  /** Where the schema registry's URL and credentials are read (default process.env). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 const READY_CACHE_MS = 2_000;
@@ -36,6 +39,7 @@ const LAG_CACHE_MS = 2_000;
 
 export async function serve(request: ServeRequest): Promise<void> {
   const { settings, logger } = request;
+  const decoder = valueDecoder(settings, request.env ?? process.env);
   const target = tableIdentifier(settings.table);
   const deadLetterTarget = tableIdentifier(settings.deadLetterTable ?? `${settings.table}_dead_letters`);
   const opened = await openCatalog(await loadConnectionFile(request.pipelinePath), request.overrides);
@@ -45,7 +49,7 @@ export async function serve(request: ServeRequest): Promise<void> {
     ...(settings.duckdbMemoryLimit === undefined ? {} : { memoryLimit: settings.duckdbMemoryLimit }),
   });
   const client = new KafkaJsConsumerClient({ brokers: settings.brokers, groupId: settings.group, clientId: settings.clientId, sessionTimeoutMs: settings.sessionTimeoutMs });
-  const source = new KafkaSource<Record<string, unknown>>({ topics: [settings.topic], decoder: new JsonDecoder(), client });
+  const source = new KafkaSource<Record<string, unknown>>({ topics: [settings.topic], decoder, client });
   const metrics = new ServeMetrics();
   const loop = new MicroBatchLoop({
     catalog: opened.catalog,
@@ -54,6 +58,7 @@ export async function serve(request: ServeRequest): Promise<void> {
     session,
     target,
     deadLetterTarget,
+    ...(settings.schemaAutoEvolve === undefined ? {} : { tableProperties: { [AUTO_EVOLVE_PROPERTY]: String(settings.schemaAutoEvolve) } }),
     ...(settings.sql === undefined ? {} : { flowSql: settings.sql }),
     view: settings.view,
     tempDir,
@@ -95,6 +100,7 @@ export async function serve(request: ServeRequest): Promise<void> {
   logger.log('info', 'thund serve started', {
     topic: settings.topic,
     group: settings.group,
+    valueFormat: decoder.format,
     table: formatIdentifier(target),
     deadLetterTable: formatIdentifier(deadLetterTarget),
     catalog: opened.description,

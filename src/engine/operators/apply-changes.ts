@@ -12,7 +12,7 @@ import { normalizeChanges, type NormalizedChanges } from './cdc-normalize.js';
 import { atomically } from './atomic-batch.js';
 import { applyChangeSet, type ChangeSet, type ChangeStats } from './change-set.js';
 import { computeScd1 } from './scd1.js';
-import { computeScd2, scd2StateColumns } from './scd2.js';
+import { computeScd2, scd2StateColumns, type Scd2History } from './scd2.js';
 import { identList, equalValues } from './sql.js';
 import type { StatefulOperator } from './state-checkpoint.js';
 
@@ -26,18 +26,22 @@ export interface ComputedChanges extends ChangeBatchResult {
   readonly newState: string;
   /** SCD2: the batch's applied delete events (keys, __sequence), to add to the caller's tombstones. */
   readonly deleteEvents?: string;
+  /** SCD2: the absorbed upserts of each affected key from its `rebuiltFrom` sequence on, replacing the caller's. */
+  readonly absorbedEvents?: string;
+  /** SCD2: per affected key (keys, __from), where its history was rebuilt from. */
+  readonly rebuiltFrom?: string;
 }
 
 /**
  * One batch against `state`: SCD1 state has the target columns plus __sequence and __deleted;
  * SCD2 state is the target itself (columns plus __START_AT and __END_AT). An empty state may be
- * given as `undefined`. SCD2 orders late events exactly against every earlier delete when given
- * `tombstones` (keys, __sequence of all delete events so far); without, deletes are read from
- * the gaps in the history. Tables created are prefixed with `prefix`.
+ * given as `undefined`. SCD2 orders late events exactly against every earlier event when given
+ * its `history` (every delete event and every upsert the versions do not show, see scd2.ts);
+ * without, deletes are read from the gaps in the history. Tables created are prefixed with `prefix`.
  */
 export async function computeChanges(
   session: DuckDbSession,
-  request: { state: string | undefined; changes: string; options: ApplyChangesOptionsInput; prefix: string; tombstones?: string },
+  request: { state: string | undefined; changes: string; options: ApplyChangesOptionsInput; prefix: string; history?: Scd2History },
 ): Promise<ComputedChanges> {
   const options = parseApplyChangesOptions(request.options);
   const normalized = await normalizeChanges(session, request.changes, options, `${request.prefix}__changes`);
@@ -46,7 +50,7 @@ export async function computeChanges(
     const { changeSet, newState, stats } = await computeScd1(session, state, normalized, options, request.prefix);
     return { changeSet, newState, stats };
   }
-  const { changeSet, stats, deleteEvents } = await computeScd2(session, state, normalized, options, request.prefix, request.tombstones);
+  const { changeSet, stats, deleteEvents, absorbedEvents, rebuiltFrom } = await computeScd2(session, state, normalized, options, request.prefix, request.history);
   const newState = `${request.prefix}__new_state`;
   const columns = identList(scd2StateColumns(normalized.columns));
   await session.run(
@@ -55,7 +59,7 @@ export async function computeChanges(
      WHERE NOT EXISTS (SELECT 1 FROM ${quoteIdentifier(changeSet.deletes)} d WHERE ${equalValues(changeSet.deleteKeyColumns, 'd', 's')})
      UNION ALL SELECT ${columns} FROM ${quoteIdentifier(changeSet.inserts)}`,
   );
-  return { changeSet, newState, stats, deleteEvents };
+  return { changeSet, newState, stats, deleteEvents, absorbedEvents, rebuiltFrom };
 }
 
 async function createEmptyState(
@@ -78,12 +82,14 @@ async function createEmptyState(
 
 /**
  * Apply-changes as a stateful streaming operator. State: the target rows in `<name>__state`
- * (SCD1 with its hidden columns) and, for SCD2, every delete event in `<name>__tombstones`.
+ * (SCD1 with its hidden columns) and, for SCD2, every delete event in `<name>__tombstones` and
+ * every upsert the versions do not show in `<name>__absorbed`.
  */
 export class ApplyChanges implements StatefulOperator {
   readonly options: ApplyChangesOptions;
   readonly stateTable: string;
   readonly tombstoneTable: string;
+  readonly absorbedTable: string;
 
   constructor(
     private readonly session: DuckDbSession,
@@ -93,15 +99,24 @@ export class ApplyChanges implements StatefulOperator {
     this.options = parseApplyChangesOptions(options);
     this.stateTable = `${name}__state`;
     this.tombstoneTable = `${name}__tombstones`;
+    this.absorbedTable = `${name}__absorbed`;
   }
 
   stateTables(): readonly string[] {
-    return this.options.storedAsScdType === 1 ? [this.stateTable] : [this.stateTable, this.tombstoneTable];
+    return this.options.storedAsScdType === 1 ? [this.stateTable] : [this.stateTable, this.tombstoneTable, this.absorbedTable];
   }
 
-  /** Applies one micro-batch of change events read from `changes`; on failure the state is unchanged. */
-  async processBatch(changes: string): Promise<ChangeBatchResult> {
-    return atomically(this.session, () => this.process(changes));
+  /**
+   * Applies one micro-batch of change events read from `changes`; on failure the state is
+   * unchanged. `then` runs on the result before the state change commits, in the same DuckDB
+   * transaction (it sees the new state): when it throws, the state is rolled back too.
+   */
+  async processBatch(changes: string, then?: (result: ChangeBatchResult) => Promise<void>): Promise<ChangeBatchResult> {
+    return atomically(this.session, async () => {
+      const result = await this.process(changes);
+      await then?.(result);
+      return result;
+    });
   }
 
   private async process(changes: string): Promise<ChangeBatchResult> {
@@ -112,14 +127,23 @@ export class ApplyChanges implements StatefulOperator {
       await this.session.run(`CREATE OR REPLACE TABLE ${quoteIdentifier(this.stateTable)} AS SELECT * FROM ${quoteIdentifier(newState)}`);
       return { changeSet, stats };
     }
+    const seq = quoteIdentifier(SEQUENCE_COLUMN);
+    const input = quoteIdentifier(normalized.relation);
     const tombstones = quoteIdentifier(this.tombstoneTable);
+    const absorbed = quoteIdentifier(this.absorbedTable);
+    await this.session.run(`CREATE TABLE IF NOT EXISTS ${tombstones} AS SELECT ${identList(this.options.keys)}, ${seq} FROM ${input} LIMIT 0`);
+    await this.session.run(`CREATE TABLE IF NOT EXISTS ${absorbed} AS SELECT ${identList(normalized.columns)}, ${seq} FROM ${input} LIMIT 0`);
+    const history = { tombstones: this.tombstoneTable, absorbed: this.absorbedTable };
+    const result = await computeScd2(this.session, this.stateTable, normalized, this.options, this.name, history);
+    await applyChangeSet(this.session, this.stateTable, result.changeSet, scd2StateColumns(normalized.columns));
+    await this.session.run(`INSERT INTO ${tombstones} SELECT * FROM ${quoteIdentifier(result.deleteEvents)}`);
     await this.session.run(
-      `CREATE TABLE IF NOT EXISTS ${tombstones} AS SELECT ${identList(this.options.keys)}, ${quoteIdentifier(SEQUENCE_COLUMN)} FROM ${quoteIdentifier(normalized.relation)} LIMIT 0`,
+      `DELETE FROM ${absorbed} a WHERE EXISTS (SELECT 1 FROM ${quoteIdentifier(result.rebuiltFrom)} f WHERE ${equalValues(this.options.keys, 'f', 'a')} AND a.${seq} >= f.__from)`,
     );
-    const { changeSet, stats, deleteEvents } = await computeScd2(this.session, this.stateTable, normalized, this.options, this.name, this.tombstoneTable);
-    await applyChangeSet(this.session, this.stateTable, changeSet, scd2StateColumns(normalized.columns));
-    await this.session.run(`INSERT INTO ${tombstones} SELECT * FROM ${quoteIdentifier(deleteEvents)}`);
-    return { changeSet, stats };
+    await this.session.run(
+      `INSERT INTO ${absorbed} (${identList(normalized.columns)}, ${seq}) SELECT ${identList(normalized.columns)}, ${seq} FROM ${quoteIdentifier(result.absorbedEvents)}`,
+    );
+    return { changeSet: result.changeSet, stats: result.stats };
   }
 
   /** The target table's rows as a query (SCD1 without tombstones and hidden columns). */

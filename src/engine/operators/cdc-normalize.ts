@@ -46,11 +46,13 @@ export async function normalizeChanges(
       dropColumns = [options.format.column];
       break;
     }
-    case 'debezium':
+    case 'debezium': {
       // The row image is `before` for deletes and `after` otherwise; truncates carry none.
-      shaped = `SELECT unnest(CASE WHEN op = 'd' THEN before ELSE after END), ${SEQUENCE_COLUMN}, ${OP_COLUMN} FROM (
+      const { before, after } = await debeziumImages(session, source);
+      shaped = `SELECT unnest(CASE WHEN op = 'd' THEN ${before} ELSE ${after} END), ${SEQUENCE_COLUMN}, ${OP_COLUMN} FROM (
                   SELECT *, ${sequence}, ${opOf(`op = 'd'`, `op = 't'`)} AS ${OP_COLUMN} FROM ${source})`;
       break;
+    }
   }
   const all = await describeOrThrow(session, `(${shaped})`);
   const dataColumns = all.map((c) => c.name).filter((n) => n !== SEQUENCE_COLUMN && n !== OP_COLUMN && !dropColumns.includes(n));
@@ -60,6 +62,28 @@ export async function normalizeChanges(
   );
   await rejectUnorderable(session, output, options);
   return { relation: output, columns };
+}
+
+/**
+ * The two row images as expressions of one struct type. Events that are all creates (or all
+ * deletes) may come with the unused image untyped (a null column of another type, e.g. read from
+ * JSON or an all-null Parquet column): it is cast to the other image's struct type.
+ */
+async function debeziumImages(session: DuckDbSession, source: string): Promise<{ before: string; after: string }> {
+  const columns = await describeOrThrow(session, source);
+  const typeOf = (name: string): string | undefined => columns.find((c) => c.name.toLowerCase() === name)?.type;
+  const isStruct = (type: string | undefined): boolean => type?.startsWith('STRUCT') === true;
+  const [beforeType, afterType] = [typeOf('before'), typeOf('after')];
+  if (beforeType === undefined || afterType === undefined || isStruct(beforeType) === isStruct(afterType)) return { before: 'before', after: 'after' };
+  const [untyped, structType] = isStruct(afterType) ? ['before', afterType] : ['after', beforeType];
+  const value = await sampleRow(session, source, `${untyped} IS NOT NULL`);
+  if (value !== undefined) {
+    throw new InvalidInputError(`Debezium change event whose "${untyped}" is not a row image (a struct): ${value}`, {
+      context: { column: untyped, sampleRow: value },
+    });
+  }
+  const cast = `CAST(${untyped} AS ${structType})`;
+  return untyped === 'before' ? { before: cast, after: 'after' } : { before: 'before', after: cast };
 }
 
 function selectColumns(available: readonly string[], options: ApplyChangesOptions): string[] {

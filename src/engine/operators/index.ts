@@ -7,6 +7,7 @@ export { type WindowSpec } from './window-spec.js';
 export {
   WindowAggregation,
   type Aggregate,
+  type AggregationQuery,
   type OutputMode,
   type WindowAggregationOptions,
   type WindowBatchResult,

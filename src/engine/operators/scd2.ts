@@ -6,13 +6,19 @@
  * starts at is a delete), so out-of-order events are merged into that timeline and the affected
  * keys' versions are rebuilt. A late event inside an existing interval splits it.
  *
- * The table cannot show a delete that followed another delete (or came before the key's first
- * version); a later event between the two would then be ordered against the wrong one. Callers
- * that keep delete events as tombstones (keys + __sequence) pass them and get exact ordering;
- * without them the deletes are read from the table's gaps.
+ * The table cannot show every event it was built from: a delete that followed another delete (or
+ * came before the key's first version), an upsert that repeated the current values (or, with
+ * track-history columns, changed only untracked ones), and an upsert whose own values a later
+ * in-place update or a null filled by ignoreNullUpdates replaced. A late event between such an
+ * event and its neighbours would be ordered against the wrong one. Callers that keep them as
+ * history (tombstones: keys + __sequence of deletes; absorbed: keys, data columns and __sequence
+ * of those upserts) pass it and get exact ordering: any split of the events into batches gives
+ * the table all events in one batch give. Without, deletes are read from the table's gaps and
+ * the other events are lost.
  *
  * With track-history columns, an upsert that changes none of them updates the version it falls
- * in instead of opening a new one; such in-place updates keep no sequence of their own.
+ * in instead of opening a new one.
+ *
  * An event at a sequence value the key's timeline already has is a redelivery and is ignored.
  */
 import { InvalidInputError } from '../../errors.js';
@@ -26,7 +32,22 @@ export interface Scd2Result {
   readonly changeSet: ChangeSet;
   /** The batch's delete events that were applied (keys, __sequence), for the caller's tombstones. */
   readonly deleteEvents: string;
+  /**
+   * The absorbed upserts (keys, data columns, __sequence) of every key from its `rebuiltFrom`
+   * sequence on: they replace the caller's absorbed upserts of that key at or after it.
+   */
+  readonly absorbedEvents: string;
+  /** Per affected key (keys, __from): where its history was rebuilt from. */
+  readonly rebuiltFrom: string;
   readonly stats: ChangeStats;
+}
+
+/** The events an SCD2 table cannot show, kept by the caller (see the module comment). */
+export interface Scd2History {
+  /** keys, __sequence of every applied delete event. */
+  readonly tombstones: string;
+  /** keys, data columns, __sequence of every applied upsert whose values the versions do not show. */
+  readonly absorbed: string;
 }
 
 export function scd2StateColumns(columns: readonly string[]): string[] {
@@ -54,7 +75,7 @@ export async function computeScd2(
   changes: NormalizedChanges,
   options: ApplyChangesOptions,
   prefix: string,
-  tombstones?: string,
+  history?: Scd2History,
 ): Promise<Scd2Result> {
   const t = (suffix: string): string => quoteIdentifier(`${prefix}__${suffix}`);
   const keys = options.keys;
@@ -72,25 +93,45 @@ export async function computeScd2(
   const truncate = await countRows(session, input, `${op} = 'truncate'`);
   if (truncate > 0) throw new InvalidInputError('Truncate events are only supported with SCD type 1', { context: { events: truncate } });
 
-  const from = `(SELECT ${keyList}, min(${seq}) AS __from FROM ${input} GROUP BY ${keyList})`;
   // Versions that ended before a key's earliest event in this batch cannot change, so only the
-  // rest of each history is rebuilt (the first version kept still opens after whatever preceded it).
+  // rest of each history is rebuilt: from the start of the first version still open at that
+  // event (__from). With ignoreNullUpdates the version just before it is replayed too, unchanged,
+  // as the event whose values the nulls of the first take.
+  await session.run(
+    `CREATE OR REPLACE TEMP TABLE ${t('rebuilt_from')} AS
+     WITH earliest AS (SELECT ${keyList}, min(${seq}) AS __earliest FROM ${input} GROUP BY ${keyList}),
+          still_open AS (SELECT ${identList(keys, 's.')}, min(s.${start}) AS __start FROM ${quoteIdentifier(state)} s
+                         JOIN earliest f ON ${equalValues(keys, 's', 'f')} WHERE s.${end} IS NULL OR s.${end} >= f.__earliest GROUP BY ${identList(keys, 's.')})
+     SELECT ${identList(keys, 'f.')}, f.__earliest, least(f.__earliest, coalesce(o.__start, f.__earliest)) AS __from
+     FROM earliest f LEFT JOIN still_open o ON ${equalValues(keys, 'o', 'f')}`,
+  );
+  const from = t('rebuilt_from');
   await session.run(
     `CREATE OR REPLACE TEMP TABLE ${t('old')} AS SELECT s.* FROM ${quoteIdentifier(state)} s
      JOIN ${from} f ON ${equalValues(keys, 'f', 's')}
-     WHERE s.${end} IS NULL OR s.${end} >= f.__from`,
+     WHERE s.${end} IS NULL OR s.${end} >= f.${options.ignoreNullUpdates ? '__from' : '__earliest'}`,
   );
   const nulls = data.map((c) => `NULL AS ${quoteIdentifier(c)}, `).join('');
   const deletes =
-    tombstones === undefined
+    history === undefined
       ? `SELECT ${keyList}, ${nulls}${end}, 'delete' FROM ${t('old')} o WHERE ${end} IS NOT NULL
            AND NOT EXISTS (SELECT 1 FROM ${t('old')} n WHERE ${equalValues(keys, 'n', 'o')} AND n.${start} = o.${end})`
-      : `SELECT ${identList(keys, 'd.')}, ${nulls}d.${seq}, 'delete' FROM ${quoteIdentifier(tombstones)} d
+      : `SELECT ${identList(keys, 'd.')}, ${nulls}d.${seq}, 'delete' FROM ${quoteIdentifier(history.tombstones)} d
            JOIN ${from} f ON ${equalValues(keys, 'f', 'd')} WHERE d.${seq} >= f.__from`;
-  // The events the affected keys' versions were built from.
+  await session.run(
+    history === undefined
+      ? `CREATE OR REPLACE TEMP TABLE ${t('absorbed_old')} AS SELECT ${identList(cols)}, ${seq} FROM ${input} LIMIT 0`
+      : `CREATE OR REPLACE TEMP TABLE ${t('absorbed_old')} AS SELECT ${identList(cols, 'a.')}, a.${seq} FROM ${quoteIdentifier(history.absorbed)} a
+         JOIN ${from} f ON ${equalValues(keys, 'f', 'a')} WHERE a.${seq} >= f.__from`,
+  );
+  // The events the affected keys' versions were built from: a version's start is an upsert with
+  // the version's values unless the absorbed upserts hold its own.
   await session.run(
     `CREATE OR REPLACE TEMP TABLE ${t('known')} AS
-     SELECT ${identList(cols)}, ${start} AS ${seq}, 'upsert' AS ${op} FROM ${t('old')} UNION ALL ${deletes}`,
+     SELECT ${identList(cols)}, ${start} AS ${seq}, 'upsert' AS ${op} FROM ${t('old')} o
+     WHERE NOT EXISTS (SELECT 1 FROM ${t('absorbed_old')} a WHERE ${equalValues(keys, 'a', 'o')} AND a.${seq} = o.${start})
+     UNION ALL SELECT ${identList(cols)}, ${seq}, 'upsert' FROM ${t('absorbed_old')}
+     UNION ALL ${deletes}`,
   );
   await session.run(
     `CREATE OR REPLACE TEMP TABLE ${t('fresh')} AS SELECT ${identList(cols)}, ${seq}, ${op} FROM ${input} c
@@ -132,10 +173,20 @@ export async function computeScd2(
      FROM ${t('diff')} WHERE __in_old AND (NOT __in_new OR __changed)`,
   );
   await session.run(`CREATE OR REPLACE TEMP TABLE ${t('delete_events')} AS SELECT ${keyList}, ${seq} FROM ${t('fresh')} WHERE ${op} = 'delete'`);
+  // An upsert the versions do not show: it opened none, or the version it opened holds other values.
+  const unlike = data.map((c) => ` OR v.${quoteIdentifier(c)} IS DISTINCT FROM e.${quoteIdentifier(c)}`).join('');
+  await session.run(
+    `CREATE OR REPLACE TEMP TABLE ${t('absorbed_events')} AS SELECT ${identList(cols, 'e.')}, e.${seq} FROM (${timeline}) e
+     JOIN ${from} f ON ${equalValues(keys, 'f', 'e')}
+     LEFT JOIN ${t('rebuilt')} v ON ${equalValues(keys, 'v', 'e')} AND v.${start} = e.${seq}
+     WHERE e.${op} = 'upsert' AND e.${seq} >= f.__from AND (v.${start} IS NULL${unlike})`,
+  );
   const events = await countRows(session, input);
   return {
     changeSet: { deletes: `${prefix}__deletes`, inserts: `${prefix}__inserts`, deleteKeyColumns: [...keys, START_AT] },
     deleteEvents: `${prefix}__delete_events`,
+    absorbedEvents: `${prefix}__absorbed_events`,
+    rebuiltFrom: `${prefix}__rebuilt_from`,
     stats: {
       events,
       ignoredEvents: events - (await countRows(session, t('fresh'))),

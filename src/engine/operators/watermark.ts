@@ -1,8 +1,9 @@
 /**
  * Event-time watermark, as Structured Streaming defines it: max event time seen − delay. Within a
  * batch the watermark from the batches before it applies; it is recomputed after the batch and
- * never moves back. A row is late when its event time is earlier than the watermark (or null);
- * late rows are left out of stateful operators and counted.
+ * never moves back. A row is late when its event time is earlier than the watermark (or null) or,
+ * for windowed operators, when every window it belongs to ended at or before the watermark (Spark's
+ * rule: only rows of finalised windows are dropped); late rows are left out and counted.
  *
  * State: one row in `<name>__watermark` (epoch microseconds), so it is checkpointed with the
  * operator's other state tables.
@@ -58,13 +59,20 @@ export class EventTimeWatermark {
     return typeof value === 'string' ? value : null;
   }
 
-  /** Splits `input` into the accepted rows (a new table named `accepted`) and a count of late rows. */
-  async splitLate(input: string, accepted: string): Promise<LateSplit> {
+  /**
+   * Splits `input` into the accepted rows (a new table named `accepted`) and a count of late rows.
+   * A row is late when it has no event time, or when `openUntil` (SQL over the row's `__ts`: the
+   * end of the last window it belongs to) is at or before the watermark; without `openUntil`,
+   * when its event time is before the watermark.
+   */
+  async splitLate(input: string, accepted: string, openUntil?: string): Promise<LateSplit> {
     const ts = `epoch_us(${quoteIdentifier(this.options.eventTime)})`;
+    const watermark = `(SELECT watermark_us FROM ${quoteIdentifier(this.stateTable)})`;
+    const onTime = openUntil === undefined ? `__ts >= ${watermark}` : `${openUntil} > ${watermark}`;
     await this.session.run(
       `CREATE OR REPLACE TEMP TABLE ${quoteIdentifier(accepted)} AS
-       SELECT *, ${ts} AS __ts FROM ${quoteIdentifier(input)}
-       WHERE ${ts} IS NOT NULL AND ${ts} >= coalesce((SELECT watermark_us FROM ${quoteIdentifier(this.stateTable)}), ${ts})`,
+       SELECT * FROM (SELECT *, ${ts} AS __ts FROM ${quoteIdentifier(input)})
+       WHERE __ts IS NOT NULL AND (${watermark} IS NULL OR ${onTime})`,
     );
     const [counts] = await this.session.queryJson(
       `SELECT ((SELECT count(*) FROM ${quoteIdentifier(input)}) - (SELECT count(*) FROM ${quoteIdentifier(accepted)}))::INTEGER AS late`,

@@ -10,11 +10,14 @@ import { identList } from './sql.js';
 
 export type WindowSpec =
   | { readonly kind: 'tumbling'; readonly size: string }
+  /** One window that never ends: a streaming aggregation without a window (GROUP BY kind). */
+  | { readonly kind: 'global' }
   | { readonly kind: 'sliding'; readonly size: string; readonly slide: string }
   | { readonly kind: 'session'; readonly gap: string };
 
 export type ResolvedWindow =
   | { readonly kind: 'tumbling'; readonly size: bigint }
+  | { readonly kind: 'global' }
   | { readonly kind: 'sliding'; readonly size: bigint; readonly slide: bigint }
   | { readonly kind: 'session'; readonly gap: bigint };
 
@@ -22,6 +25,8 @@ export function resolveWindow(spec: WindowSpec): ResolvedWindow {
   switch (spec.kind) {
     case 'tumbling':
       return { kind: 'tumbling', size: durationMicros(spec.size, 'Tumbling window size') };
+    case 'global':
+      return spec;
     case 'sliding': {
       const size = durationMicros(spec.size, 'Sliding window size');
       const slide = durationMicros(spec.slide, 'Sliding window slide');
@@ -37,9 +42,14 @@ function floorTo(expr: string, step: bigint): string {
   return `(${expr} - ((${expr} % ${step}) + ${step}) % ${step})`;
 }
 
+/** The end of the global window: the largest epoch microsecond, which no watermark reaches. */
+export const NEVER_ENDS = 9223372036854775807n;
+
 /** Rows of `relation` with `__ws`/`__we`, one row per window the row belongs to. */
 export function assignWindowsSql(window: ResolvedWindow, relation: string, keys: readonly string[]): string {
   switch (window.kind) {
+    case 'global':
+      return `SELECT *, 0::BIGINT AS __ws, ${NEVER_ENDS}::BIGINT AS __we FROM ${relation}`;
     case 'tumbling':
       return `SELECT *, ${floorTo('__ts', window.size)} AS __ws, ${floorTo('__ts', window.size)} + ${window.size} AS __we FROM ${relation}`;
     case 'sliding': {
@@ -60,7 +70,20 @@ export function assignWindowsSql(window: ResolvedWindow, relation: string, keys:
   }
 }
 
-/** Epoch microseconds of the last window end a row at `__ts` belongs to (tumbling and sliding). */
-export function lastWindowEndSql(window: Exclude<ResolvedWindow, { kind: 'session' }>): string {
-  return window.kind === 'tumbling' ? `${floorTo('__ts', window.size)} + ${window.size}` : `${floorTo('__ts', window.slide)} + ${window.size}`;
+/**
+ * Epoch microseconds of the last window end a row at `__ts` belongs to. A session starting at the
+ * row ends at least `gap` after it. Spark drops a row only when this end is at or before the
+ * watermark: every window the row could join has then been finalised.
+ */
+export function lastWindowEndSql(window: ResolvedWindow): string {
+  switch (window.kind) {
+    case 'tumbling':
+      return `${floorTo('__ts', window.size)} + ${window.size}`;
+    case 'sliding':
+      return `${floorTo('__ts', window.slide)} + ${window.size}`;
+    case 'session':
+      return `__ts + ${window.gap}`;
+    case 'global':
+      return `${NEVER_ENDS}::BIGINT`;
+  }
 }

@@ -37,8 +37,8 @@ export function flowFailureToDeadLetter(failure: FlowRecordFailure): DeadLetterC
     offset: record.offset,
     timestampMs: record.timestampMs,
     key: record.key,
-    // The decoded value re-encoded: SourceRecord does not keep the fetched bytes.
-    value: Buffer.from(JSON.stringify(record.value), 'utf8'),
+    // The fetched bytes when the source kept them; otherwise the decoded value re-encoded.
+    value: record.raw !== undefined ? record.raw : Buffer.from(JSON.stringify(record.value), 'utf8'),
     headers: record.headers,
     code: FLOW_FAILED,
     reason: failure.reason,

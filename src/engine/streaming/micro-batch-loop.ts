@@ -1,10 +1,11 @@
 /**
- * Kafka → Iceberg append, exactly once, in micro-batches: poll up to N records or T ms, pause the
- * source, stage the batch in DuckDB, run the flow, write data files, and commit one snapshot whose
- * summary carries the batch's positions merged with the table's (table-positions.ts). Dead
- * letters (undecodable records, records the flow fails on) go to the dead-letter table in the
- * same cycle, before the data commit; that table records positions too, so a dead letter is
- * landed once whatever happens between the two commits.
+ * Kafka → Iceberg append, exactly once, in micro-batches: poll up to N records or T ms, stage the
+ * batch in DuckDB, run the flow, write data files, and commit one snapshot whose summary carries
+ * the batch's positions merged with the table's (table-positions.ts). The source goes on fetching
+ * the next batch meanwhile, within its byte bound. Dead letters (undecodable records, records the
+ * flow fails on) go to the dead-letter table in the same cycle, before the data commit; that
+ * table records positions too, so a dead letter is landed once whatever happens between the two
+ * commits.
  *
  * The table owns positions. Per partition the loop remembers the table position its reading is
  * based on ("basis": set on assignment and after each commit, null when the table has none). A
@@ -25,16 +26,32 @@ import {
 import type { DuckDbSession } from '../../duckdb/session.js';
 import type { DataFile } from '../../iceberg/data-file.js';
 import type { FileIO } from '../../iceberg/file-io.js';
+import { ConcurrentSchemaChangeError } from '../../errors.js';
+import { applyUpdates } from '../../iceberg/metadata-builder.js';
+import type { TableRequirement } from '../../iceberg/requirements.js';
 import { currentSchema } from '../../iceberg/snapshot-ancestry.js';
-import { BATCH_OUTPUT_TABLE, describeBatchOutput, runBatchFlow, type BatchFlowSettings } from './batch-flow.js';
-import { reservedFieldOf, type JsonRecord } from './batch-staging.js';
+import type { TableMetadata } from '../../iceberg/table-metadata.js';
+import type { NestedField } from '../../iceberg/types.js';
+import type { TableUpdate } from '../../iceberg/updates.js';
+import { AUTO_EVOLVE_PROPERTY } from '../run-flow.js';
+import {
+  BATCH_OUTPUT_TABLE,
+  describeBatchOutput,
+  projectBatchOutput,
+  runBatchFlow,
+  writeBatchThroughViews,
+  type BatchFlowSettings,
+  type DescribedColumn,
+} from './batch-flow.js';
+import { RECORD_COLUMNS, reservedFieldOf, type JsonRecord } from './batch-staging.js';
 import { collectBatch, type CollectedBatch } from './collect-batch.js';
 import { FLOW_FAILED, flowFailureToDeadLetter } from './dead-letters.js';
 import { DeadLetterSink } from './dead-letter-sink.js';
-import { commitWithPositions, type CommitDecision } from './positioned-commit.js';
+import { hasFieldsOutside } from './new-fields.js';
+import { commitWithPositions, type CommitDecision, type PositionedCommitOutcome } from './positioned-commit.js';
 import { emptyTotals, type BatchReport, type StreamingObserver, type StreamingTotals } from './streaming-stats.js';
 import { TablePositions } from './table-positions.js';
-import { createOrLoad, loadIfExists, schemaFromColumns } from './target-tables.js';
+import { addedColumnsUpdate, createOrLoad, loadIfExists, schemaFromColumns } from './target-tables.js';
 import { writeTableFiles } from './write-table-files.js';
 
 export interface MicroBatchLoopOptions {
@@ -56,6 +73,14 @@ export interface MicroBatchLoopOptions {
 }
 
 type Basis = bigint | null;
+
+/** A batch whose output has columns the table lacks: the table to write for and the change committed with the snapshot. */
+interface Evolved {
+  readonly writeTo: LoadedTable;
+  readonly base: TableMetadata;
+  readonly layoutChange?: { readonly updates: readonly TableUpdate[]; readonly requirements: readonly TableRequirement[] };
+  readonly added: readonly string[];
+}
 
 export class MicroBatchLoop {
   readonly totals: StreamingTotals = emptyTotals();
@@ -101,17 +126,12 @@ export class MicroBatchLoop {
 
   async cycle(): Promise<BatchReport> {
     const started = Date.now();
-    const source = this.options.source;
-    const collected = await collectBatch(source, this.options.maxBatchRecords, this.options.maxBatchMs, () => this.stopping);
+    const collected = await collectBatch(this.options.source, this.options.maxBatchRecords, this.options.maxBatchMs, () => this.stopping);
     this.polledAt = Date.now();
     const batch = this.dropCovered(collected);
     if (batch.ranges.length === 0) return this.report({ outcome: 'empty', started, commitStarted: Date.now() });
-    source.pause();
-    try {
-      return await this.land(batch, started);
-    } finally {
-      source.resume();
-    }
+    // The source keeps fetching while the batch is landed: its buffer is bounded by bytes.
+    return this.land(batch, started);
   }
 
   private async land(batch: CollectedBatch & { expected: Map<string, Basis> }, started: number): Promise<BatchReport> {
@@ -120,20 +140,43 @@ export class MicroBatchLoop {
     const letters: DeadLetterCandidate[] = [...batch.deadLetters];
     const records: JsonRecord[] = [];
     for (const record of batch.records) {
-      const reserved = reservedFieldOf(record.value);
+      // Checked JSON has no reserved top-level field (the source's check sends such values through decode).
+      const reserved = record.json === undefined ? reservedFieldOf(record.value) : undefined;
       if (reserved === undefined) records.push(record);
       else letters.push(flowFailureToDeadLetter({ record, reason: `the value has a field named ${reserved}, a column reserved for the record's coordinates` }));
     }
     const files: DataFile[] = [];
     let rows = 0;
+    let evolved: Evolved | undefined;
     if (records.length > 0) {
       const table = await this.ensureTarget(records);
       if (table !== undefined) {
-        const result = await runBatchFlow(this.flow, records, currentSchema(table.metadata).fields);
-        for (const failure of result.failures) letters.push(flowFailureToDeadLetter(failure));
-        for (const column of result.ignoredColumns) this.ignoredColumn(column);
-        rows = result.rows;
-        if (rows > 0) files.push(...(await writeTableFiles(this.options.session, table, this.options.io, `SELECT * FROM ${BATCH_OUTPUT_TABLE}`, 'streaming flow')));
+        const fields = currentSchema(table.metadata).fields;
+        const autoEvolve = this.autoEvolve(table.metadata);
+        const writeFor = (target: LoadedTable) => (query: string): Promise<DataFile[]> => writeTableFiles(this.options.session, target, this.options.io, query, 'streaming flow');
+        const writing = writeBatchThroughViews(this.flow, records, fields, writeFor(table));
+        // Awaited below, after the scan: a failure meanwhile must not count as unhandled.
+        writing.catch(() => undefined);
+        // Without flow SQL the fast path reads only the table's columns, so new fields are looked
+        // for, while it writes (a batch with new fields is rare: its files are then dropped).
+        const newFields = autoEvolve && this.flow.sql === undefined && (await hasFieldsOutside(records, [...RECORD_COLUMNS, ...fields.map((f) => f.name)]));
+        let direct = await writing;
+        if (newFields && direct !== undefined) {
+          await Promise.all(direct.files.map((f) => this.options.io.delete(f.filePath).catch(() => undefined)));
+          direct = undefined;
+        }
+        if (direct !== undefined) {
+          for (const column of direct.ignoredColumns) this.ignoredColumn(column);
+          rows = direct.rows;
+          files.push(...direct.files);
+        } else {
+          const result = await runBatchFlow(this.flow, records, fields, newFields);
+          for (const failure of result.failures) letters.push(flowFailureToDeadLetter(failure));
+          if (autoEvolve && result.rows > 0 && result.extraColumns.length > 0) evolved = await this.evolveFor(result.extraColumns, fields);
+          else for (const column of result.ignoredColumns) this.ignoredColumn(column);
+          rows = result.rows;
+          if (rows > 0) files.push(...(await writeFor(evolved?.writeTo ?? table)(`SELECT * FROM ${BATCH_OUTPUT_TABLE}`)));
+        }
       } else {
         for (const record of records) letters.push(flowFailureToDeadLetter({ record, reason: 'the flow failed on every record of the batch' }));
       }
@@ -146,15 +189,28 @@ export class MicroBatchLoop {
       // Nothing landed in a target that does not exist yet; the positions wait for the first table commit.
       return this.report({ outcome: 'empty', started, commitStarted, records: records.length, deadLetters: letters.length });
     }
-    const outcome = await commitWithPositions({
-      catalog: this.options.catalog,
-      identifier: this.options.target,
-      io: this.options.io,
-      files,
-      summaryProperties: { 'thund.engine': 'thund serve' },
-      decide: (positions) => decide(batch.ranges, batch.expected, positions),
-      onConflict: () => void this.totals.conflicts++,
-    });
+    let outcome: PositionedCommitOutcome;
+    try {
+      outcome = await commitWithPositions({
+        catalog: this.options.catalog,
+        identifier: this.options.target,
+        io: this.options.io,
+        files,
+        summaryProperties: { 'thund.engine': 'thund serve' },
+        ...(evolved === undefined ? {} : { base: evolved.base, ...(evolved.layoutChange === undefined ? {} : { layoutChange: evolved.layoutChange }) }),
+        decide: (positions) => decide(batch.ranges, batch.expected, positions),
+        onConflict: () => void this.totals.conflicts++,
+      });
+    } catch (error) {
+      // Another writer changed the schema first and nothing of ours landed: the batch is read
+      // again and evolves from the schema as it is now.
+      if (!(error instanceof ConcurrentSchemaChangeError)) throw error;
+      const positions = TablePositions.of((await this.options.catalog.loadTable(this.options.target)).metadata);
+      outcome = { kind: 'stale', positions, reason: error.message, attempts: 1, outcomeWasUnknown: false };
+    }
+    if (outcome.kind === 'committed' && evolved?.layoutChange !== undefined) {
+      this.log('info', 'schema: added columns', { table: formatIdentifier(this.options.target), columns: evolved.added });
+    }
     if (outcome.kind === 'committed') {
       this.target = outcome.table;
       for (const r of batch.ranges) this.basis.set(topicPartitionKey(r), { tp: r, offset: r.nextOffset });
@@ -185,6 +241,8 @@ export class MicroBatchLoop {
       if (base === null || r.firstOffset >= base) ranges.push(r);
       else if (r.nextOffset > base) ranges.push({ ...r, firstOffset: base });
     }
+    // Usually nothing polled lies below its basis; then the records need not be looked at one by one.
+    if (batch.ranges.every((r) => { const base = floor(r); return base === null || r.firstOffset >= base; })) return { ...batch, ranges, expected };
     const above = <T extends TopicPartition & { offset: bigint }>(x: T): boolean => {
       const base = floor(x);
       return base === null || x.offset >= base;
@@ -201,6 +259,40 @@ export class MicroBatchLoop {
     this.target = await createOrLoad(this.options.catalog, this.options.target, schemaFromColumns(columns), this.options.tableProperties ?? {});
     this.log('info', 'created table', { table: formatIdentifier(this.options.target), columns: columns.length });
     return this.target;
+  }
+
+  /**
+   * The table property (serve's setting for tables it creates wins over the stored value); off
+   * unless it says true, since looking for new fields costs a scan of every batch's keys.
+   */
+  private autoEvolve(metadata: TableMetadata): boolean {
+    const value = this.options.tableProperties?.[AUTO_EVOLVE_PROPERTY] ?? metadata.properties[AUTO_EVOLVE_PROPERTY];
+    return value?.trim().toLowerCase() === 'true';
+  }
+
+  /** Adds the batch's new columns to the newest schema; the output is cast onto it and the files are written with it. */
+  private async evolveFor(extra: readonly DescribedColumn[], batchFields: readonly NestedField[]): Promise<Evolved | undefined> {
+    const fresh = await this.options.catalog.loadTable(this.options.target);
+    this.target = fresh;
+    const change = addedColumnsUpdate(formatIdentifier(this.options.target), fresh.metadata, extra);
+    // Such a field (only nulls so far) sends its batches this way until a value gives it a type.
+    for (const column of change.untyped) this.ignoredColumn(column);
+    try {
+      await projectBatchOutput(this.flow, change.update.schema.fields);
+    } catch (error) {
+      // A value that does not cast onto the column type chosen for it: land the batch without the new columns.
+      this.log('warn', 'the batch could not be cast onto the evolved schema; its new fields are not written', { error: String(error) });
+      await projectBatchOutput(this.flow, batchFields);
+      for (const column of extra) this.ignoredColumn(column.name);
+      return undefined;
+    }
+    if (change.update.updates.length === 0) return { writeTo: fresh, base: fresh.metadata, added: [] };
+    return {
+      writeTo: { ...fresh, metadata: applyUpdates(fresh.metadata, change.update.updates) },
+      base: fresh.metadata,
+      layoutChange: { updates: change.update.updates, requirements: change.update.requirements },
+      added: change.added,
+    };
   }
 
   private ignoredColumn(column: string): void {

@@ -1,24 +1,24 @@
 /**
  * Commits an append whose snapshot summary carries Kafka positions, deciding afresh on every
- * attempt from the table as it is then: the positions are read from the reloaded table's
- * ancestry (DESIGN.md: before every attempt, including after a 409), the caller's `decide` says
- * whether the batch still applies, and the summary holds the table's positions merged with ours
- * (other workers' partitions are kept).
+ * attempt from the table as it is then (DESIGN.md: before every attempt, including after a 409):
+ * commitSnapshot's per-attempt hook reads the positions from the table the attempt builds on, the
+ * caller's `decide` says whether the batch still applies, and the attempt's summary holds the
+ * table's positions merged with ours (other workers' partitions are kept). A batch that no longer
+ * applies ends the commit as covered or stale, with nothing of ours left referenced.
  *
- * commitSnapshot retries a 409 itself with the summary of its first attempt, which would write
- * back positions another worker has moved since. Until it takes a per-attempt summary callback,
- * it is called with retries off and this loop does the reload, the decision and the retry.
- * An unknown outcome is settled by commitSnapshot (it looks for its snapshot id); if it stays
- * unknown, the next attempt's decision sees our positions when the commit landed after all.
+ * An unknown outcome is settled by commitSnapshot (it looks for its snapshot id and retries with
+ * the same id); if the table cannot be read to settle it, CommitStateUnknownError reaches the
+ * caller, whose next start reads the positions the table really has.
  */
 import type { Catalog, LoadedTable, TableIdentifier } from '../../../catalog/catalog.js';
-import { formatIdentifier } from '../../../catalog/catalog.js';
 import { KAFKA_OFFSETS_SUMMARY_KEY, mergePositions, positionsToSummaryValue, type SourcePosition } from '../../../connectors/streaming-source.js';
-import { CommitConflictError, CommitStateUnknownError } from '../../errors.js';
 import type { DataFile } from '../../iceberg/data-file.js';
 import type { FileIO } from '../../iceberg/file-io.js';
+import type { TableRequirement } from '../../iceberg/requirements.js';
 import type { TableMetadata } from '../../iceberg/table-metadata.js';
-import { commitSnapshot } from '../../table/commit-snapshot.js';
+import type { TableUpdate } from '../../iceberg/updates.js';
+import { CommitRefusal, commitSnapshot, isRefused } from '../../table/commit-snapshot.js';
+import type { RetryPolicy } from '../../table/retry-policy.js';
 import { TablePositions } from './table-positions.js';
 
 export type CommitDecision =
@@ -34,6 +34,13 @@ export interface PositionedCommitRequest {
   readonly io: FileIO;
   readonly files: readonly DataFile[];
   readonly summaryProperties: Readonly<Record<string, string>>;
+  /** The table the files were written for; loaded afresh when absent. */
+  readonly base?: TableMetadata;
+  /**
+   * A schema change committed with the snapshot, built on `base`; if another writer changes the
+   * schema first, commitSnapshot throws ConcurrentSchemaChangeError with nothing committed.
+   */
+  readonly layoutChange?: { readonly updates: readonly TableUpdate[]; readonly requirements: readonly TableRequirement[] };
   /** Called with the table's positions before every attempt. */
   decide(positions: TablePositions): CommitDecision;
   readonly maxAttempts?: number;
@@ -43,49 +50,54 @@ export interface PositionedCommitRequest {
 
 export type PositionedCommitOutcome =
   | { readonly kind: 'committed'; readonly table: LoadedTable; readonly positions: TablePositions; readonly attempts: number }
-  | { readonly kind: 'covered' | 'stale'; readonly positions: TablePositions; readonly reason: string; readonly attempts: number; readonly outcomeWasUnknown: boolean };
+  | {
+      readonly kind: 'covered' | 'stale';
+      readonly positions: TablePositions;
+      readonly reason: string;
+      readonly attempts: number;
+      /** An attempt may still land: the caller must keep the batch's data files. */
+      readonly outcomeWasUnknown: boolean;
+    };
 
 const DEFAULT_MAX_ATTEMPTS = 12;
-const NO_RETRIES = { 'commit.retry.num-retries': '0' };
+
+/**
+ * Workers of one group race for the same table by design, so a lost race is retried more often
+ * and sooner than the table's `commit.retry.*` defaults (4 retries, waits up to a minute) allow.
+ */
+function racingWorkersPolicy(maxAttempts: number): RetryPolicy {
+  return { numRetries: maxAttempts - 1, minWaitMs: 50, maxWaitMs: 2_000, totalTimeoutMs: 1_800_000 };
+}
+
+interface NotApplying {
+  readonly kind: 'covered' | 'stale';
+  readonly reason: string;
+  readonly positions: TablePositions;
+}
 
 export async function commitWithPositions(request: PositionedCommitRequest): Promise<PositionedCommitOutcome> {
-  const maxAttempts = request.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
-  let outcomeWasUnknown = false;
-  let lastError: unknown;
-  for (let attempt = 1; attempt <= maxAttempts; attempt += 1) {
-    const table = await request.catalog.loadTable(request.identifier);
-    const positions = TablePositions.of(table.metadata);
-    const decision = request.decide(positions);
-    if (decision.kind === 'covered') return { kind: 'covered', positions, reason: 'already in the table', attempts: attempt, outcomeWasUnknown };
-    if (decision.kind === 'stale') return { kind: 'stale', positions, reason: decision.reason, attempts: attempt, outcomeWasUnknown };
-    const summary = positionsToSummaryValue(mergePositions(positions.list, decision.advanced));
-    try {
-      const result = await commitSnapshot({
-        catalog: request.catalog,
-        identifier: request.identifier,
-        base: { metadata: withoutRetries(table.metadata), io: request.io, create: false },
-        mode: 'append',
-        addedFiles: request.files,
-        summaryProperties: { ...request.summaryProperties, [KAFKA_OFFSETS_SUMMARY_KEY]: summary },
-      });
-      return { kind: 'committed', table: result.table, positions: TablePositions.of(result.table.metadata), attempts: attempt };
-    } catch (error) {
-      if (error instanceof CommitStateUnknownError) outcomeWasUnknown = true;
-      else if (error instanceof CommitConflictError) request.onConflict?.();
-      else throw error;
-      lastError = error;
-      await sleep(Math.min(2_000, 50 * 2 ** attempt) * (0.5 + Math.random()));
-    }
+  const base = request.base ?? (await request.catalog.loadTable(request.identifier)).metadata;
+  const outcome = await commitSnapshot({
+    catalog: request.catalog,
+    identifier: request.identifier,
+    base: { metadata: base, io: request.io, create: false },
+    ...(request.layoutChange === undefined ? {} : { layoutChange: request.layoutChange }),
+    mode: 'append',
+    addedFiles: request.files,
+    summaryProperties: request.summaryProperties,
+    retryPolicy: racingWorkersPolicy(request.maxAttempts ?? DEFAULT_MAX_ATTEMPTS),
+    summaryForAttempt: (current, retry) => {
+      if (retry === 'conflict') request.onConflict?.();
+      const positions = TablePositions.of(current);
+      const decision = request.decide(positions);
+      if (decision.kind === 'commit') return { [KAFKA_OFFSETS_SUMMARY_KEY]: positionsToSummaryValue(mergePositions(positions.list, decision.advanced)) };
+      const reason = decision.kind === 'covered' ? 'already in the table' : decision.reason;
+      return new CommitRefusal<NotApplying>({ kind: decision.kind, reason, positions });
+    },
+  });
+  if (isRefused(outcome)) {
+    // commitSnapshot counts attempts sent; the decision that ended it was one more.
+    return { ...outcome.detail, attempts: outcome.attempts + 1, outcomeWasUnknown: outcome.outcomeWasUnknown };
   }
-  throw new CommitConflictError(
-    `Commit to ${formatIdentifier(request.identifier)} did not succeed in ${maxAttempts} attempts: ${lastError instanceof Error ? lastError.message : String(lastError)}`,
-    { cause: lastError, retryable: true, context: { table: formatIdentifier(request.identifier) } },
-  );
+  return { kind: 'committed', table: outcome.table, positions: TablePositions.of(outcome.table.metadata), attempts: outcome.attempts };
 }
-
-/** Only the retry policy reads these properties; the table's own are not changed (no create). */
-function withoutRetries(metadata: TableMetadata): TableMetadata {
-  return { ...metadata, properties: { ...metadata.properties, ...NO_RETRIES } };
-}
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

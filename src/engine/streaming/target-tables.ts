@@ -6,7 +6,11 @@
 import type { Catalog, LoadedTable, TableIdentifier } from '../../../catalog/catalog.js';
 import { AlreadyExistsError, NoSuchTableError } from '../../errors.js';
 import { duckDbTypeToIceberg } from '../../iceberg/duckdb-types.js';
-import { assignFreshIds } from '../../iceberg/schema.js';
+import { assignFreshIds, type UnassignedField } from '../../iceberg/schema.js';
+import { evolveSchema } from '../../iceberg/schema-evolution.js';
+import { schemaUpdate, type SchemaUpdate } from '../../iceberg/schema-update.js';
+import { currentSchema } from '../../iceberg/snapshot-ancestry.js';
+import type { TableMetadata } from '../../iceberg/table-metadata.js';
 import type { Schema } from '../../iceberg/types.js';
 import type { DescribedColumn } from './batch-flow.js';
 
@@ -43,4 +47,33 @@ export async function createOrLoad(
     if (error instanceof AlreadyExistsError) return catalog.loadTable(identifier);
     throw error;
   }
+}
+
+export interface AddedColumns {
+  /** Empty updates when the table has every column already (another worker may have added them). */
+  readonly update: SchemaUpdate;
+  readonly added: readonly string[];
+  /** Output columns no Iceberg type fits (only nulls, say): still not written. */
+  readonly untyped: readonly string[];
+}
+
+/**
+ * The schema change that adds the output columns a table lacks, optional, typed from the batch
+ * and appended after the existing ones with fresh ids (schema-evolution.ts; existing columns
+ * stay as they are).
+ */
+export function addedColumnsUpdate(table: string, metadata: TableMetadata, columns: readonly DescribedColumn[]): AddedColumns {
+  const current = currentSchema(metadata).fields;
+  const incoming: UnassignedField[] = [];
+  const untyped: string[] = [];
+  for (const column of columns) {
+    try {
+      incoming.push({ name: column.name, required: false, type: duckDbTypeToIceberg(column.type, column.name) });
+    } catch {
+      untyped.push(column.name);
+    }
+  }
+  const evolution = evolveSchema({ table, fields: current, lastColumnId: metadata.lastColumnId, incoming: [...current, ...incoming] });
+  const added = evolution.changes.flatMap((change) => (change.kind === 'add-column' ? [change.path.join('.')] : []));
+  return { update: schemaUpdate(metadata, evolution.fields), added, untyped };
 }

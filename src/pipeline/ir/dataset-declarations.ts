@@ -29,6 +29,8 @@ export interface TableInput extends ImplicitFlowInput {
   /** Iceberg partition terms: `day(ts)`, `bucket(16, id)`, `region`. */
   readonly partitionedBy?: readonly string[];
   readonly properties?: Readonly<Record<string, string>>;
+  /** Key columns: a batch flow in output mode update upserts the table by them. */
+  readonly keys?: readonly string[];
   readonly comment?: string;
   readonly expectations?: ExpectationsInput;
 }
@@ -72,7 +74,12 @@ export function table(kind: TableDataset['kind'], name: string, input: TableInpu
     name,
     ...optional('comment', input.comment),
     ...optional('schema', declaredSchema(input.schema, where)),
-    table: { identifier: tableIdentifier(name), partitioning: partitioning(input.partitionedBy, where), properties: { ...(input.properties ?? {}) } },
+    table: {
+      identifier: tableIdentifier(name),
+      partitioning: partitioning(input.partitionedBy, where),
+      properties: { ...(input.properties ?? {}) },
+      ...optional('keys', input.keys === undefined ? undefined : [...input.keys]),
+    },
     expectations: expectations(input.expectations, origins),
     origin: origins.element,
   };

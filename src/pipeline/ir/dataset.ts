@@ -57,6 +57,8 @@ export interface TableSettings {
   readonly identifier: TableIdentifierParts;
   readonly partitioning: readonly PartitionField[];
   readonly properties: Readonly<Record<string, string>>;
+  /** The columns that identify a row: a batch flow in output mode update upserts by them. */
+  readonly keys?: readonly string[];
 }
 
 export interface TableDataset extends DatasetBase {

@@ -10,7 +10,7 @@ import { parseColumnType, TYPE_NAMES_HINT, type DeclaredColumn, type DeclaredSch
 import type { Dataset, KafkaSourceOptions, SourceOptions, TableIdentifierParts } from './dataset.js';
 import { DURATION_HINT, parseDuration } from './duration.js';
 import type { Expectation, ExpectationAction } from './expectation.js';
-import type { ApplyChanges, ColumnSelection, Flow, FlowKind } from './flow.js';
+import type { ApplyChanges, ChangeFormat, ColumnSelection, Flow, FlowKind } from './flow.js';
 import type { Origin } from './origin.js';
 import { PARTITION_HINT, parsePartitionField, type PartitionField } from './partition-field.js';
 import type { OutputMode, StreamingSettings, Trigger, Watermark } from './streaming.js';
@@ -46,6 +46,8 @@ export interface ApplyChangesInput {
   readonly storedAsScdType?: 1 | 2;
   readonly trackHistoryColumnList?: readonly string[];
   readonly trackHistoryExceptColumnList?: readonly string[];
+  /** How change events are shaped; absent: Debezium when the input has op/before/after, else rows. */
+  readonly changeFormat?: ChangeFormat;
 }
 
 export interface StreamingInput {
@@ -154,6 +156,7 @@ export function applyChanges(input: ApplyChangesInput, where: string): ApplyChan
     ...(columns === undefined ? {} : { columns }),
     storedAsScdType: input.storedAsScdType ?? 1,
     ...(trackHistory === undefined ? {} : { trackHistory }),
+    ...(input.changeFormat === undefined ? {} : { changeFormat: input.changeFormat }),
   };
 }
 

@@ -11,10 +11,19 @@ export const FLOW_KINDS: readonly FlowKind[] = ['append', 'apply-changes', 'once
 
 export type ColumnSelection = { readonly include: readonly string[] } | { readonly except: readonly string[] };
 
+/**
+ * How change rows say what they do: plain rows (deletes and truncates only through
+ * applyAsDeletes / applyAsTruncates), Flink row kinds (+I, -U, +U, -D) in a column, or Debezium
+ * envelopes (columns op, before, after).
+ */
+export type ChangeFormat = { readonly kind: 'rows' } | { readonly kind: 'row-kind'; readonly column: string } | { readonly kind: 'debezium' };
+
 /** AUTO CDC / APPLY CHANGES, with Databricks' option names in camelCase. */
 export interface ApplyChanges {
   readonly keys: readonly string[];
   readonly sequenceBy: string;
+  /** Absent: Debezium when the input has columns op, before and after (an image a struct), else rows. */
+  readonly changeFormat?: ChangeFormat;
   /** SQL condition marking a row as a delete. */
   readonly applyAsDeletes?: string;
   /** SQL condition marking a row as a truncate of the whole table (SCD type 1 only). */

@@ -16,7 +16,8 @@ import { LocalFileIO } from '../../../connectors/storage/local-file-io.js';
 import { S3FileIO } from '../../../connectors/storage/s3-file-io.js';
 import { openCatalog, type OpenedCatalog } from '../../../src/app/open-catalog.js';
 import { InvalidInputError, ThundError } from '../../../src/errors.js';
-import { loadPipelineSpec, type PipelineSpec } from '../../../src/pipeline/spec.js';
+import type { PipelineDefinition } from '../../../src/pipeline/spec-to-ir.js';
+import { loadDefinitionOrThrow } from '../pipeline/definition-or-throw.js';
 
 const BASE = [
   'pipeline: demo',
@@ -53,12 +54,12 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function specWith(name: string, ...block: string[]): Promise<PipelineSpec> {
+async function specWith(name: string, ...block: string[]): Promise<PipelineDefinition> {
   const file = path.join(dir, name, 'pipeline.yaml');
   await rm(path.dirname(file), { recursive: true, force: true });
   await mkdir(path.dirname(file), { recursive: true });
   await writeFile(file, `${[...BASE, ...block].join('\n')}\n`);
-  return loadPipelineSpec(file);
+  return loadDefinitionOrThrow(file);
 }
 
 async function open(...args: Parameters<typeof openCatalog>): Promise<OpenedCatalog> {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DuckDbSession } from '../../../src/duckdb/session.js';
-import { applyChangesOnce } from '../../../src/engine/operators/apply-changes.js';
+import { ApplyChanges, applyChangesOnce } from '../../../src/engine/operators/apply-changes.js';
 import { InvalidInputError } from '../../../src/errors.js';
 import { createTable, openSession, rowsOf } from './engine-test-helpers.js';
 
@@ -55,6 +55,35 @@ describe('change input formats', () => {
     ) t(op, before, after, source)`);
     const target = await applyChangesOnce(session, 'changes', { keys: ['id'], sequenceBy: 'source.lsn', format: { kind: 'debezium' }, storedAsScdType: 2 }, 'dbz');
     expect(await rowsOf(session, `SELECT * FROM ${target} ORDER BY id, __START_AT`)).toEqual(HISTORY);
+  });
+
+  it.each(['VARCHAR', 'INTEGER', 'JSON'])('Debezium events that are all creates, with an untyped all-null before (%s)', async (type) => {
+    await session.run(`CREATE TABLE changes AS SELECT * FROM (VALUES
+      ('c', NULL::${type}, {'id': 1, 'name': 'ann', 'city': 'oslo'}, 1),
+      ('c', NULL::${type}, {'id': 2, 'name': 'bob', 'city': 'rome'}, 2),
+      ('u', NULL::${type}, {'id': 1, 'name': 'ann', 'city': 'paris'}, 3)
+    ) t(op, before, after, ts_ms)`);
+    const target = await applyChangesOnce(session, 'changes', { keys: ['id'], sequenceBy: 'ts_ms', format: { kind: 'debezium' }, storedAsScdType: 2 }, 'creates');
+    expect(await rowsOf(session, `SELECT * FROM ${target} ORDER BY id, __START_AT`)).toEqual([
+      [1, 'ann', 'oslo', 1, 3],
+      [1, 'ann', 'paris', 3, null],
+      [2, 'bob', 'rome', 2, null],
+    ]);
+  });
+
+  it('Debezium events that are all deletes, with an untyped all-null after; a non-null image that is no struct is rejected', async () => {
+    await session.run(`CREATE TABLE changes AS SELECT * FROM (VALUES
+      ('c', NULL, {'id': 1, 'name': 'ann'}, 1), ('c', NULL, {'id': 2, 'name': 'bob'}, 2)) t(op, before, after, ts_ms)`);
+    const options = { keys: ['id'], sequenceBy: 'ts_ms', format: { kind: 'debezium' as const } };
+    const op = new ApplyChanges(session, 'deletes', options);
+    await op.processBatch('changes');
+    await session.run(`CREATE OR REPLACE TABLE changes AS SELECT * FROM (VALUES ('d', {'id': 1, 'name': 'ann'}, NULL::VARCHAR, 3)) t(op, before, after, ts_ms)`);
+    await op.processBatch('changes');
+    expect(await rowsOf(session, op.targetQuery())).toEqual([[2, 'bob']]);
+
+    await session.run(`CREATE OR REPLACE TABLE changes AS SELECT * FROM (VALUES ('c', 'x', {'id': 3, 'name': 'cy'}, 4)) t(op, before, after, ts_ms)`);
+    await expect(op.processBatch('changes')).rejects.toThrow(InvalidInputError);
+    expect(await rowsOf(session, op.targetQuery())).toEqual([[2, 'bob']]);
   });
 
   it('Debezium truncate (op t) empties an SCD1 target', async () => {

@@ -17,7 +17,7 @@ describe('append output mode', () => {
     expect(emitted).toEqual([
       [],
       [
-        ['a', 0, 10, 3, 13],
+        ['a', 0, 10, 4, 18],
         ['a', 10, 20, 1, 4],
         ['b', 10, 20, 1, 3],
       ],

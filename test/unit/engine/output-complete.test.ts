@@ -14,7 +14,7 @@ describe('complete output mode', () => {
     const op = windowedSum(session, 'complete');
     const emitted = await emittedPerBatch(session, op);
     const afterThird = [
-      ['a', 0, 10, 3, 13],
+      ['a', 0, 10, 4, 18],
       ['a', 10, 20, 1, 4],
       ['a', 30, 40, 2, 15],
       ['b', 10, 20, 1, 3],
@@ -26,7 +26,7 @@ describe('complete output mode', () => {
         ['b', 10, 20, 1, 3],
       ],
       [
-        ['a', 0, 10, 3, 13],
+        ['a', 0, 10, 4, 18],
         ['a', 10, 20, 1, 4],
         ['a', 30, 40, 1, 6],
         ['b', 10, 20, 1, 3],

@@ -1,7 +1,9 @@
 /**
  * The stream the output-mode tests share: tumbling 10 s windows per key `k`, sum of `v`, a
  * watermark 5 s behind the largest event time. Watermarks after each batch: 7, 25, 35, 55.
- * Late rows (event time before the watermark of the batches before): a@2 in batch 2, a@8 in batch 3.
+ * Late rows (Spark's rule: every window of the row already finalised by the watermark of the batches
+ * before): a@8 in batch 3 (its window [0, 10) ended before the watermark 25). a@2 in batch 2 is
+ * behind the watermark 7 too, but its window [0, 10) is still open then, so it counts.
  */
 import type { DuckDbSession } from '../../../src/duckdb/session.js';
 import { WindowAggregation, type OutputMode } from '../../../src/engine/operators/window-aggregation.js';

@@ -10,9 +10,32 @@ describe('JSON decoder', () => {
     const raw = rawRecord('{"id": 7, "name": "café", "tags": ["a"]}', { headers: [header] });
     const batch = decodeRecords(new JsonDecoder(), [raw]);
     expect(batch.deadLetters).toEqual([]);
-    expect(batch.records).toEqual([
+    expect(batch.records.map(({ topic, partition, offset, timestampMs, key, headers, value }) => ({ topic, partition, offset, timestampMs, key, headers, value }))).toEqual([
       { topic: 'orders', partition: 2, offset: 41n, timestampMs: raw.timestampMs, key: Buffer.from('k-1'), headers: [header], value: { id: 7, name: 'café', tags: ['a'] } },
     ]);
+  });
+
+  it('hands a stageable object on as its fetched bytes and parses it only when the value is read', () => {
+    const raw = rawRecord('{"id": 7, "name": "café"}');
+    const [record] = decodeRecords(new JsonDecoder(), [raw]).records;
+    expect(record?.json).toBe(raw.value);
+    expect(record?.raw).toBe(raw.value);
+    expect(record?.value).toEqual({ id: 7, name: 'café' });
+  });
+
+  it('decodes values the byte check does not vouch for, keeping their fetched bytes', () => {
+    const values = ['{"_offset": 1, "id": 2}', '{"a":\n1}', '{"\\u0061": 1}'];
+    const batch = decodeRecords(new JsonDecoder(), values.map((v, i) => rawRecord(v, { offset: BigInt(i) })));
+    expect(batch.records.map((r) => [r.json, r.value, r.raw?.toString('utf8')])).toEqual([
+      [undefined, { _offset: 1, id: 2 }, values[0]],
+      [undefined, { a: 1 }, values[1]],
+      [undefined, { a: 1 }, values[2]],
+    ]);
+  });
+
+  it('parses every value when alwaysParse is set', () => {
+    const [record] = decodeRecords(new JsonDecoder({ alwaysParse: true }), [rawRecord('{"id": 1}')]).records;
+    expect([record?.json, record?.value]).toEqual([undefined, { id: 1 }]);
   });
 
   it('keeps integers beyond 2^53 exact when asked to', () => {

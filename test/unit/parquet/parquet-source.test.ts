@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createParquetSourceConnector, parquetSourceConnector } from '../../../connectors/parquet/parquet-source.js';
 import { DuckDbSession, quoteLiteral } from '../../../src/duckdb/session.js';
 import { InvalidInputError } from '../../../src/errors.js';
-import type { SourceSpec } from '../../../src/pipeline/spec.js';
+import type { SourceDataset } from '../../../src/pipeline/ir/dataset.js';
 
 let work: string;
 let session: DuckDbSession;
@@ -28,8 +28,8 @@ afterEach(() => {
   rmSync(work, { recursive: true, force: true });
 });
 
-function source(name: string, ...paths: string[]): SourceSpec {
-  return { name, format: 'parquet', paths, origin: { file: 'test.yaml', line: 1, column: 1 } };
+function source(name: string, ...paths: string[]): SourceDataset {
+  return { kind: 'source', name, source: { format: 'parquet', paths }, origin: { file: 'test.yaml', line: 1, column: 1 } };
 }
 
 async function ids(view: string): Promise<number[]> {
@@ -58,6 +58,23 @@ describe('Parquet source connector (local files)', () => {
       await expect(empty).rejects.toBeInstanceOf(InvalidInputError);
       await expect(empty).rejects.toThrow(`Source "empty": no Parquet file matches ${pattern}`);
       await expect(connector.register(session, source('broken', join(work, 'c.parquet')))).rejects.toThrow(/Source "broken": cannot read .*c\.parquet as Parquet/);
+    } finally {
+      await connector.close();
+    }
+  });
+
+  it('fingerprints the matched files: unchanged files give the same text; a new or rewritten file another', async () => {
+    const connector = createParquetSourceConnector();
+    try {
+      const globbed = source('fp', join(work, '[abd].parquet'));
+      const before = await connector.fingerprint!(session, globbed);
+      expect(await connector.fingerprint!(session, globbed)).toBe(before);
+      expect(await parquetSourceConnector.fingerprint!(session, globbed)).toBe(before);
+      await session.run(`COPY (SELECT 99 AS id) TO '${join(work, 'd.parquet')}' (FORMAT parquet)`);
+      const added = await connector.fingerprint!(session, globbed);
+      expect(added).not.toBe(before);
+      await session.run(`COPY (SELECT 99 AS id, 1 AS extra) TO '${join(work, 'd.parquet')}' (FORMAT parquet)`);
+      expect(await connector.fingerprint!(session, globbed)).not.toBe(added);
     } finally {
       await connector.close();
     }

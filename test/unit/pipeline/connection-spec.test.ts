@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../src/errors.js';
-import { parsePipelineSpec, type PipelineSpec } from '../../../src/pipeline/spec.js';
+import type { PipelineDefinition } from '../../../src/pipeline/spec-to-ir.js';
+import { parseDefinitionOrThrow } from './definition-or-throw.js';
 
 /** Lines 1-12: a valid pipeline; the blocks under test start on line 13. */
 const BASE = [
@@ -23,7 +24,7 @@ const BASE = [
 ];
 
 const FILE = '/specs/pipeline.yaml';
-const spec = (...block: string[]): PipelineSpec => parsePipelineSpec(`${[...BASE, ...block].join('\n')}\n`, FILE);
+const spec = (...block: string[]): PipelineDefinition => parseDefinitionOrThrow(`${[...BASE, ...block].join('\n')}\n`, FILE);
 
 function specError(...block: string[]): InvalidInputError {
   try {

@@ -6,19 +6,23 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveConnection } from '../../../src/pipeline/resolve-connection.js';
-import { loadPipelineSpec } from '../../../src/pipeline/spec.js';
+import { isTableDataset } from '../../../src/pipeline/ir/dataset.js';
+import { loadDefinitionOrThrow } from './definition-or-throw.js';
 
 const EXAMPLES = path.resolve(import.meta.dirname, '../../../examples');
 
 describe('examples/quickstart-rest', () => {
   it('is the quickstart with a REST catalog and S3 storage, configured from the environment', async () => {
-    const local = await loadPipelineSpec(path.join(EXAMPLES, 'quickstart/pipeline.yaml'));
-    const rest = await loadPipelineSpec(path.join(EXAMPLES, 'quickstart-rest/pipeline.yaml'));
-    expect(rest.sources.map((s) => s.paths)).toEqual(local.sources.map((s) => s.paths));
-    expect(rest.tables.map(({ key, mode, properties }) => ({ key, mode, properties }))).toEqual(
-      local.tables.map(({ key, mode, properties }) => ({ key, mode, properties })),
-    );
-    expect(rest.flows.map(({ name, target, sql }) => ({ name, target, sql }))).toEqual(local.flows.map(({ name, target, sql }) => ({ name, target, sql })));
+    const local = await loadDefinitionOrThrow(path.join(EXAMPLES, 'quickstart/pipeline.yaml'));
+    const rest = await loadDefinitionOrThrow(path.join(EXAMPLES, 'quickstart-rest/pipeline.yaml'));
+    const sources = (graph: typeof local.graph) => graph.datasets.flatMap((d) => (d.kind === 'source' && d.source.format === 'parquet' ? [d.source.paths] : []));
+    const tables = (graph: typeof local.graph) => graph.datasets.filter(isTableDataset).map(({ name, kind, table }) => ({ name, kind, table }));
+    const flows = (graph: typeof local.graph) => graph.flows.map(({ name, target, kind, outputMode, query }) => ({ name, target, kind, outputMode, sql: query.text }));
+    expect(sources(rest.graph)).toEqual(sources(local.graph));
+    expect(sources(local.graph)).toHaveLength(1);
+    expect(tables(rest.graph)).toEqual(tables(local.graph));
+    expect(flows(rest.graph)).toEqual(flows(local.graph));
+    expect(flows(local.graph)).toHaveLength(1);
     expect(local.catalog).toEqual({ type: 'sql' });
 
     const env = {

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../src/errors.js';
 import { substituteEnv, templateReferences } from '../../../src/pipeline/env-template.js';
 import { resolveConnection, type ResolvedConnection } from '../../../src/pipeline/resolve-connection.js';
-import { parsePipelineSpec } from '../../../src/pipeline/spec.js';
+import { parseDefinitionOrThrow } from './definition-or-throw.js';
 
 const BASE = [
   'pipeline: demo',
@@ -18,7 +18,7 @@ const BASE = [
 const FILE = '/specs/team/pipeline.yaml';
 
 function resolve(env: Record<string, string>, ...block: string[]): ResolvedConnection {
-  return resolveConnection(parsePipelineSpec(`${[...BASE, ...block].join('\n')}\n`, FILE), env);
+  return resolveConnection(parseDefinitionOrThrow(`${[...BASE, ...block].join('\n')}\n`, FILE), env);
 }
 
 function resolveError(env: Record<string, string>, ...block: string[]): InvalidInputError {

@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { parsePipelineDefinition } from '../../../src/pipeline/spec-to-ir.js';
-import { sparkCatalogConfig } from '../../../src/sdp/catalog-conf.js';
+import { pluginCatalogConfig, sparkCatalogConfig } from '../../../src/sdp/catalog-conf.js';
+import { lowerPipeline } from '../../../src/sdp/lower-pipeline.js';
 import { flowNameResolver, parsePipelineLine } from '../../../src/sdp/pipeline-event-lines.js';
 import { specFileText } from '../../../src/sdp/pipeline-spec-file.js';
 import { parseSparkVersion, sdpFeatures } from '../../../src/sdp/spark-version.js';
@@ -64,6 +65,16 @@ describe('spark-pipeline.yml', () => {
     expect(Object.keys(spec)).toEqual(['name', 'storage', 'configuration', 'libraries']);
     expect(spec['libraries']).toEqual([{ glob: { include: 'transformations/**' } }]);
     expect(Object.values(spec['configuration'] as object).every((value) => typeof value === 'string')).toBe(true);
+  });
+});
+
+describe('pluginCatalogConfig', () => {
+  it('registers the plugin class under the name, and the report says its tables are that catalog\'s, not Iceberg\'s', () => {
+    const conf = pluginCatalogConfig('cdc', 'org.example.RowLevelCatalog');
+    expect(conf.configuration).toEqual({ 'spark.sql.catalog.cdc': 'org.example.RowLevelCatalog' });
+    const report = lowerPipeline(definition([]).graph, { sparkVersion: parseSparkVersion('4.2'), catalog: conf, storage: 'file:///s', sourceName: 'p' }).report;
+    expect(report.notes[0]).toBe("tables are tables of Spark catalog cdc (org.example.RowLevelCatalog), which must be on Spark's classpath");
+    expect(report.notes.join(' ')).not.toMatch(/iceberg/i);
   });
 });
 

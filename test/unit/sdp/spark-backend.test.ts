@@ -7,6 +7,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DuckDbSession } from '../../../src/duckdb/session.js';
+import { duckDbSqlParser } from '../../../src/duckdb/sql-parser.js';
+import { InvalidInputError } from '../../../src/errors.js';
+import { inferDependencies } from '../../../src/pipeline/infer-dependencies.js';
+import { parsePipelineDefinition, type PipelineDefinition } from '../../../src/pipeline/spec-to-ir.js';
+import { defaultSparkProjectDir, sparkBackendFor } from '../../../src/sdp/spark-backend-for.js';
 import type { RunEvent } from '../../../src/backend/run-event.js';
 import { sparkCatalogConfig } from '../../../src/sdp/catalog-conf.js';
 import { SparkBackend } from '../../../src/sdp/spark-backend.js';
@@ -64,5 +69,26 @@ describe('SparkBackend', () => {
   it('declares AUTO CDC (apply-changes, SCD type 1) only from Spark 4.2', () => {
     expect(backend('4.1').capabilities().flowKinds).toEqual(['append']);
     expect(backend('4.3').capabilities()).toMatchObject({ flowKinds: ['append', 'apply-changes'], scdTypes: [1], expectationActions: [] });
+  });
+
+  it('sparkBackendFor: Spark from the environment, the pipeline\'s catalog, and a project folder beside the pipeline that stays put', async () => {
+    const specPath = path.join(folder, 'defs', 'p.yaml');
+    const parsed = parsePipelineDefinition(yaml('pipeline: my-pipe', 'catalog: { type: sql, warehouse: wh }', ...PARQUET_SOURCES, 'tables:', '  lake.u: { mode: overwrite, sql: SELECT id FROM orders }'), specPath);
+    if (!parsed.ok) throw new Error(parsed.problems.map((p) => p.message).join('; '));
+    const inferred = await inferDependencies(parsed.definition.graph, duckDbSqlParser(session));
+    const definition: PipelineDefinition = { ...parsed.definition, graph: inferred.graph };
+
+    expect(() => sparkBackendFor(definition, { env: {} })).toThrow(InvalidInputError);
+    expect(() => sparkBackendFor(definition, { env: {} })).toThrow(/THUND_SPARK_PIPELINES_PYTHON/);
+
+    const env = { THUND_SPARK_PIPELINES_PYTHON: path.join(folder, 'no-venv', 'bin', 'python') };
+    const projectDir = defaultSparkProjectDir(definition);
+    expect(projectDir).toBe(path.join(folder, 'defs', '.thund', 'spark', 'my-pipe'));
+    const spark = sparkBackendFor(definition, { env, sparkVersion: '4.2' });
+    expect(spark.capabilities().flowKinds).toContain('apply-changes');
+    expect(spark.lower(definition.graph).report.catalog).toContain(path.join(folder, 'defs', 'wh', 'catalog.db'));
+    const result = await spark.run(definition.graph).result;
+    expect(result.error?.code).toBe('SPARK_RUN_FAILED');
+    expect(existsSync(path.join(projectDir, 'spark-pipeline.yml'))).toBe(true);
   });
 });

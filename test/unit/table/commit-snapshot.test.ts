@@ -3,68 +3,29 @@
  * writer (409 → refresh, rebuild the manifest list, retry), and an unknown outcome (never delete,
  * look for our snapshot id).
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Catalog, TableIdentifier } from '../../../catalog/catalog.js';
-import { SqlCatalog } from '../../../catalog/sql/index.js';
-import { LocalFileIO, toFileUri } from '../../../connectors/storage/local-file-io.js';
-import { DuckDbSession } from '../../../src/duckdb/session.js';
+import type { Catalog } from '../../../catalog/catalog.js';
 import { CommitConflictError, CommitStateUnknownError, InvalidInputError } from '../../../src/errors.js';
 import type { DataFile } from '../../../src/iceberg/data-file.js';
-import { assignFreshIds } from '../../../src/iceberg/schema.js';
-import { primitive } from '../../../src/iceberg/types.js';
 import { commitSnapshot } from '../../../src/table/commit-snapshot.js';
-import { dataLocation } from '../../../src/table/locations.js';
 import { liveDataFiles, manifestsOf, snapshotOf } from '../../../src/table/scan.js';
-import { writeDataFiles } from '../../../src/write/data-file-writer.js';
+import { CommitTestTable, ID } from './commit-test-table.js';
 
-const ID: TableIdentifier = { namespace: ['db'], name: 't' };
-let work: string;
-let io: LocalFileIO;
-let catalog: SqlCatalog;
-let session: DuckDbSession;
+let t: CommitTestTable;
+let io: CommitTestTable['io'];
+let catalog: CommitTestTable['catalog'];
 
 beforeEach(async () => {
-  work = mkdtempSync(join(tmpdir(), 'thund-commit-'));
-  io = new LocalFileIO();
-  catalog = new SqlCatalog({ databasePath: join(work, 'catalog.db'), warehouse: toFileUri(work), io });
-  await catalog.createNamespace(['db']);
-  const { fields } = assignFreshIds([
-    { name: 'id', required: false, type: primitive('long') },
-    { name: 'label', required: false, type: primitive('string') },
-  ]);
-  await catalog.createTable(ID, { schema: { schemaId: 0, identifierFieldIds: [], fields } });
-  session = await DuckDbSession.open();
+  t = await CommitTestTable.open();
+  ({ io, catalog } = t);
 });
 
 afterEach(async () => {
-  session.close();
-  await catalog.close();
-  rmSync(work, { recursive: true, force: true });
+  await t.close();
 });
 
-async function writeRows(from: number, count: number): Promise<DataFile[]> {
-  const { metadata } = await catalog.loadTable(ID);
-  const schema = metadata.schemas[0];
-  if (schema === undefined) throw new Error('table has no schema');
-  return writeDataFiles({
-    session,
-    query: `SELECT range::BIGINT AS id, 'row ' || range AS label FROM range(${from}, ${from + count})`,
-    schema,
-    specId: 0,
-    dataLocation: dataLocation(metadata),
-    io,
-    properties: metadata.properties,
-    writerName: 'test',
-  });
-}
-
-async function append(files: DataFile[], via: Catalog = catalog, base?: Awaited<ReturnType<Catalog['loadTable']>>) {
-  const table = base ?? (await catalog.loadTable(ID));
-  return commitSnapshot({ catalog: via, identifier: ID, base: { metadata: table.metadata, io, create: false }, mode: 'append', addedFiles: files });
-}
+const writeRows = (from: number, count: number): Promise<DataFile[]> => t.writeRows(from, count);
+const append = (files: DataFile[], via: Catalog = catalog, base?: Awaited<ReturnType<Catalog['loadTable']>>) => t.append(files, via, base);
 
 describe('commitSnapshot', () => {
   it('retries an append whose base went stale and keeps both writers’ rows', async () => {
@@ -164,13 +125,12 @@ describe('commitSnapshot', () => {
   });
 
   it('removes the manifests and manifest lists it wrote when the commit is refused', async () => {
-    const metadataDir = join(work, 'db', 't', 'metadata');
-    const before = readdirSync(metadataDir).sort();
+    const before = t.metadataFiles();
     const refuses: Catalog = Object.create(catalog, {
       commitTable: { value: async () => Promise.reject(new InvalidInputError('the server refused the request')) },
     });
     await expect(append(await writeRows(0, 4), refuses)).rejects.toBeInstanceOf(InvalidInputError);
-    expect(readdirSync(metadataDir).sort()).toEqual(before);
+    expect(t.metadataFiles()).toEqual(before);
   });
 
   it('keeps every file when the outcome stays unknown', async () => {

@@ -1,0 +1,86 @@
+/**
+ * The reference of bench/kafka: Spark Structured Streaming (pyspark 4.1.4, local[2], the SDP test
+ * env of test/stack/spark-pipelines.ts with its Iceberg 1.12.0 runtime and Kafka connector jars)
+ * lands a topic from its earliest offsets, trigger available-now, into an Iceberg table of a local
+ * Hadoop catalog (spark_kafka_to_iceberg.py). The peak RSS is that of the whole process tree
+ * (the Python driver and Spark's JVM), sampled every 100 ms.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { prepareSparkPipelines } from '../../test/stack/spark-pipelines.js';
+import { sampleProcessTreeRss } from './process-tree-rss.js';
+
+export interface SparkReferenceOptions {
+  readonly brokers: string;
+  readonly topic: string;
+  /** Fail unless exactly this many records (with as many distinct keys) land. */
+  readonly expectedRecords?: number;
+  readonly driverMemory?: string;
+  /** Keep the warehouse folder (printed) instead of removing it. */
+  readonly keep?: boolean;
+}
+
+export interface SparkReferenceResult {
+  /** Rows in the Iceberg table after the run. */
+  readonly records: number;
+  /** From the query's start to its end (JVM start and session creation excluded). */
+  readonly seconds: number;
+  readonly recordsPerSecond: number;
+  readonly peakRssMiB: number;
+  /** JVM start and session creation, not in `seconds`. */
+  readonly startupSeconds: number;
+  readonly batches: number;
+  /** Spark's own split of the query time (addBatch, latestOffset, queryPlanning, walCommit, ...), summed over batches. */
+  readonly durationMs: Readonly<Record<string, number>>;
+}
+
+interface ScriptOutput {
+  readonly records: number;
+  readonly distinct_keys: number;
+  readonly query_seconds: number;
+  readonly session_seconds: number;
+  readonly batches: number;
+  readonly duration_ms: Readonly<Record<string, number>>;
+}
+
+export async function runSparkReference(options: SparkReferenceOptions): Promise<SparkReferenceResult> {
+  const { python, jars } = await prepareSparkPipelines();
+  const warehouse = await mkdtemp(join(tmpdir(), 'thund-bench-kafka-spark-'));
+  try {
+    const args = [
+      join(import.meta.dirname, 'spark_kafka_to_iceberg.py'),
+      '--jars', jars.join(','),
+      '--warehouse', warehouse,
+      '--brokers', options.brokers,
+      '--topic', options.topic,
+      ...(options.driverMemory === undefined ? [] : ['--driver-memory', options.driverMemory]),
+    ];
+    let sampler: ReturnType<typeof sampleProcessTreeRss> | undefined;
+    const stdout = await new Promise<string>((resolve, reject) => {
+      const child = execFile(python, args, { maxBuffer: 64 * 1024 * 1024, timeout: 3_600_000, env: { ...process.env, SPARK_LOCAL_IP: '127.0.0.1' } }, (error, out, err) => {
+        sampler?.stop();
+        if (error !== null) reject(new Error(`spark_kafka_to_iceberg.py failed: ${error.message}\n${err.split('\n').slice(-30).join('\n')}`));
+        else resolve(out);
+      });
+      if (child.pid !== undefined) sampler = sampleProcessTreeRss(child.pid);
+    });
+    const out = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as ScriptOutput;
+    if (options.expectedRecords !== undefined && (out.records !== options.expectedRecords || out.distinct_keys !== options.expectedRecords)) {
+      throw new Error(`spark reference: expected ${options.expectedRecords} records with distinct keys, got ${out.records} records, ${out.distinct_keys} distinct keys`);
+    }
+    return {
+      records: out.records,
+      seconds: out.query_seconds,
+      recordsPerSecond: out.records / out.query_seconds,
+      peakRssMiB: sampler?.peakMiB() ?? 0,
+      startupSeconds: out.session_seconds,
+      batches: out.batches,
+      durationMs: out.duration_ms,
+    };
+  } finally {
+    if (options.keep === true) console.log(`spark reference warehouse kept: ${warehouse}`);
+    else await rm(warehouse, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * The sink of an apply-changes flow: each micro-batch of change events goes through the
+ * ApplyChanges operator (state in DuckDB), and the batch's change set lands in the Iceberg
+ * target as ONE snapshot carrying the batch's summary (positions, checkpoint pointer):
+ *  - the first batch of a missing table creates it with all the operator's target rows (SCD1:
+ *    the data columns; SCD2: plus __START_AT and __END_AT);
+ *  - the first batch of a full refresh replaces the table's rows with the operator's target rows
+ *    (the operator starts from empty state then, so they are the batch's result);
+ *  - every other batch is a row delta (upsert with delete keys): the rows whose key (SCD1) or
+ *    key and __START_AT (SCD2) the change set deletes go (position deletes under merge-on-read,
+ *    rewrites under copy-on-write, per `write.update.mode`) and its insert rows are added; a
+ *    batch that changes nothing commits an empty snapshot, as its positions must still land.
+ * The runner's `beforeCommit` (its checkpoint of the state tables) runs after the operator applied
+ * the batch and before the commit; its entries join the summary. Both run inside the operator's
+ * DuckDB transaction: when anything after the operator fails, the state rolls back to what it
+ * was before the batch.
+ */
+import type { TableIdentifier } from '../../../catalog/catalog.js';
+import { quoteIdentifier } from '../../duckdb/session.js';
+import { InvalidInputError, ThundError } from '../../errors.js';
+import type { ApplyChangesFlow } from '../../pipeline/ir/flow.js';
+import { upsert } from '../../table/upsert.js';
+import { ApplyChanges } from '../operators/apply-changes.js';
+import type { ChangeSet } from '../operators/change-set.js';
+import { loadIfExists } from '../streaming/target-tables.js';
+import { applyChangesOptions, inferChangeFormat } from './cdc/apply-changes-options.js';
+import { createWithRows, replaceRows, type CdcTargetTable } from './cdc/cdc-target-table.js';
+import type { FlowContext } from './flow-context.js';
+import type { BatchSink, BatchWrite } from './streaming/batch-sink.js';
+
+export async function createApplyChangesSink(context: FlowContext): Promise<BatchSink> {
+  const { flow } = context;
+  if (flow.kind !== 'apply-changes') {
+    throw new InvalidInputError(`Flow "${flow.name}" is not an apply-changes flow`, { context: { flow: flow.name } });
+  }
+  return new ApplyChangesSink(context, flow);
+}
+
+/** DuckDB table names of a flow's operator state: stable across runs, so a checkpoint restores into a fresh sink. */
+export function applyChangesStateName(flowName: string): string {
+  return `__thund_cdc_${flowName.replace(/[^A-Za-z0-9_]/g, '_')}`;
+}
+
+class ApplyChangesSink implements BatchSink {
+  private operator: ApplyChanges;
+  private formatSettled: boolean;
+  private replacePending: boolean;
+  private readonly identifier: TableIdentifier;
+
+  constructor(
+    private readonly context: FlowContext,
+    private readonly flow: ApplyChangesFlow,
+  ) {
+    // The state tables depend only on the name and the SCD type, so they are known before the
+    // first batch shows the input's format.
+    this.operator = new ApplyChanges(context.session, applyChangesStateName(flow.name), applyChangesOptions(flow.changes));
+    this.formatSettled = flow.changes.changeFormat !== undefined;
+    this.replacePending = context.fullRefresh;
+    this.identifier = { namespace: context.target.table.identifier.namespace, name: context.target.table.identifier.name };
+  }
+
+  stateTables(): readonly string[] {
+    return this.operator.stateTables();
+  }
+
+  async write(
+    relation: string,
+    summary: Readonly<Record<string, string>>,
+    beforeCommit?: () => Promise<Readonly<Record<string, string>>>,
+  ): Promise<BatchWrite> {
+    const operator = await this.operatorFor(relation);
+    let snapshotId: bigint | undefined;
+    // The commit runs inside the operator's DuckDB transaction, so a failed commit rolls the state back too.
+    const { stats } = await operator.processBatch(relation, async ({ changeSet }) => {
+      // The state tables hold this batch now: the runner's checkpoint of them goes into the summary.
+      const checkpoint = (await beforeCommit?.()) ?? {};
+      snapshotId = await this.commit(operator, changeSet, { ...this.context.summary, ...summary, ...checkpoint });
+    });
+    if (snapshotId === undefined) throw new ThundError('INTERNAL', `flow ${this.flow.name}: the batch was applied without a commit`, { context: { flow: this.flow.name } });
+    this.replacePending = false;
+    return { snapshotId, rowsWritten: stats.insertedRows, lateRows: 0 };
+  }
+
+  private async operatorFor(relation: string): Promise<ApplyChanges> {
+    if (!this.formatSettled) {
+      const format = await inferChangeFormat(this.context.session, this.flow.changes, relation);
+      this.operator = new ApplyChanges(this.context.session, applyChangesStateName(this.flow.name), applyChangesOptions(this.flow.changes, format));
+      this.formatSettled = true;
+    }
+    return this.operator;
+  }
+
+  private async commit(operator: ApplyChanges, changeSet: ChangeSet, summary: Readonly<Record<string, string>>): Promise<bigint> {
+    const { session, catalog, io } = this.context;
+    const table: CdcTargetTable = { session, catalog, io, identifier: this.identifier, dataset: this.context.target, flowName: this.flow.name, summary };
+    const existing = await loadIfExists(catalog, this.identifier);
+    if (existing === undefined) return (await createWithRows(table, operator.targetQuery())).snapshotId;
+    if (this.replacePending) return (await replaceRows(table, existing, operator.targetQuery())).snapshotId;
+    const result = await upsert(
+      { catalog, identifier: this.identifier, io: existing.io, session, summaryProperties: summary },
+      {
+        keyColumns: changeSet.deleteKeyColumns,
+        sourceQuery: `SELECT * FROM ${quoteIdentifier(changeSet.inserts)}`,
+        deleteKeysQuery: `SELECT * FROM ${quoteIdentifier(changeSet.deletes)}`,
+        commitEmpty: true,
+        operation: `apply changes of flow "${this.flow.name}" on (${changeSet.deleteKeyColumns.join(', ')})`,
+      },
+    );
+    if (result.snapshot === undefined) {
+      throw new ThundError('INTERNAL', `flow ${this.flow.name}: the change set was not committed although commitEmpty was set`, { context: { flow: this.flow.name } });
+    }
+    return result.snapshot.snapshotId;
+  }
+}

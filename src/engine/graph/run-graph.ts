@@ -1,0 +1,213 @@
+/**
+ * The native engine's graph runner: one DuckDB session per run with every Parquet source as a
+ * view, every existing table as a view `"ns"."name"` over its current snapshot, and each view
+ * created when its turn comes; then the flows in topological order. A flow with a streaming read
+ * or an apply-changes flow runs as micro-batches (runStreamingFlow); any other flow into a table
+ * is a batch step, skipped when its result is up to date (or, for a once flow, when it already
+ * ran). After each flow its target's relation is re-pointed at the new snapshot.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Catalog } from '../../../catalog/catalog.js';
+import type { SourceConnector } from '../../../connectors/source.js';
+import { emptyCounts, type FlowCounts, type FlowRunSummary, type FlowSkip, type RunError, type RunEvent, type RunResult } from '../../backend/run-event.js';
+import { DuckDbSession } from '../../duckdb/session.js';
+import { ThundError } from '../../errors.js';
+import type { FileIO } from '../../iceberg/file-io.js';
+import { isTableDataset, type SourceDataset, type TableDataset } from '../../pipeline/ir/dataset.js';
+import type { Flow } from '../../pipeline/ir/flow.js';
+import { findDataset, nameKey, type PipelineGraph } from '../../pipeline/ir/graph.js';
+import { topoOrder } from '../../pipeline/topo-order.js';
+import type { FlowRunResult } from '../run-flow.js';
+import { runBatchFlow } from './batch-flow-step.js';
+import { flowDefinitionHash } from './definition-hash.js';
+import { isStreamingFlow } from './flow-dispatch.js';
+import type { FlowContext, FlowOutcome } from './flow-context.js';
+import { flowSummary } from './flow-summary.js';
+import { flowHasRun, stalenessOf } from './staleness.js';
+import { runStreamingFlow } from './streaming/run-streaming-flow.js';
+import { TableRelations } from './table-relations.js';
+import { upstreamOf, type UpstreamLookups } from './upstream-state.js';
+import { createView } from './view-step.js';
+
+export interface GraphRunRequest {
+  /** Dependencies inferred and validated. */
+  readonly graph: PipelineGraph;
+  readonly catalog: Catalog;
+  readonly io: FileIO;
+  readonly sources: SourceConnector;
+  /**
+   * Run the flows into these datasets (or all, with true) even when up to date; their streaming
+   * flows ignore their checkpoints.
+   */
+  readonly fullRefresh?: boolean | readonly string[];
+  readonly signal?: AbortSignal;
+  /** Checked before each flow starts. */
+  readonly isCancelled?: () => boolean;
+  /** Where the run's temporary folder is made (default: the OS temp folder). */
+  readonly tempRoot?: string;
+  emit(event: RunEvent): void;
+  /** Each batch write as the table writer reports it (created or not, schema changes). */
+  onWrite?(flow: Flow, result: FlowRunResult): void;
+}
+
+export async function runGraph(request: GraphRunRequest): Promise<RunResult> {
+  const { graph } = request;
+  const pipeline = graph.name;
+  const flows: FlowRunSummary[] = [];
+  const emit = (event: RunEvent): void => request.emit(event);
+  const end = (status: RunResult['status'], error?: RunError, flow?: string): RunResult => {
+    const result: RunResult = { pipeline, status, flows, ...(error === undefined ? {} : { error }) };
+    if (status === 'failed') emit({ at: Date.now(), pipeline, phase: 'failed', error: error ?? unknownError(), ...(flow === undefined ? {} : { flow }) });
+    else emit({ at: Date.now(), pipeline, phase: 'done', result });
+    return result;
+  };
+  let order: readonly Flow[];
+  try {
+    order = topoOrder(graph).flows;
+  } catch (error) {
+    return end('failed', asRunError(error));
+  }
+  emit({ at: Date.now(), pipeline, phase: 'planning', flows: order.map((flow) => flow.name) });
+  const session = await DuckDbSession.open();
+  const relations = new TableRelations(session, request.catalog);
+  const runTemp = await mkdtemp(path.join(request.tempRoot ?? tmpdir(), 'thund-run-'));
+  let current: Flow | undefined;
+  try {
+    for (const dataset of graph.datasets) {
+      if (dataset.kind === 'source' && dataset.source.format === 'parquet') await request.sources.register(session, dataset);
+    }
+    await relations.registerExisting(graph);
+    const lookups = upstreamLookups(request, session, relations);
+    for (const flow of order) {
+      // Let consumers handle the events so far (and maybe cancel) before the next flow starts.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (request.isCancelled?.() === true || request.signal?.aborted === true) return end('cancelled');
+      current = flow;
+      emit({ at: Date.now(), pipeline, phase: 'flow-started', flow: flow.name, target: flow.target });
+      const ran = await runOne({ request, session, relations, lookups, runTemp, flow });
+      const summary: FlowRunSummary = {
+        flow: flow.name,
+        target: flow.target,
+        counts: ran.counts,
+        ...(ran.snapshotId === undefined ? {} : { snapshotId: ran.snapshotId }),
+        ...(ran.skipped === undefined ? {} : { skipped: ran.skipped }),
+      };
+      flows.push(summary);
+      emit({ at: Date.now(), pipeline, phase: 'flow-completed', ...summary });
+      current = undefined;
+    }
+    return end('completed');
+  } catch (error) {
+    return end('failed', asRunError(error), current?.name);
+  } finally {
+    await relations.close();
+    session.close();
+    await rm(runTemp, { recursive: true, force: true });
+  }
+}
+
+interface FlowStep {
+  readonly request: GraphRunRequest;
+  readonly session: DuckDbSession;
+  readonly relations: TableRelations;
+  readonly lookups: UpstreamLookups;
+  readonly runTemp: string;
+  readonly flow: Flow;
+}
+
+interface FlowRan {
+  readonly counts: FlowCounts;
+  readonly snapshotId?: bigint;
+  readonly skipped?: FlowSkip;
+}
+
+async function runOne(step: FlowStep): Promise<FlowRan> {
+  const { request, session, relations, flow } = step;
+  const { graph } = request;
+  const target = findDataset(graph, flow.target);
+  if (target?.kind === 'view' || target?.kind === 'temporary-view') {
+    // A view over a stream is read through its streaming readers (they rewrite STREAM()).
+    if (isStreamingFlow(flow)) return { counts: emptyCounts() };
+    const view = await createView(session, target, flow);
+    return { counts: { ...emptyCounts(), rowsRead: view.rows ?? 0, rowsWritten: view.rows ?? 0, expectations: view.expectations } };
+  }
+  if (target === undefined || !isTableDataset(target)) {
+    throw new ThundError('UNSUPPORTED', `flow ${flow.name} writes ${target === undefined ? `undeclared ${flow.target}` : `${target.kind} ${target.name}`}, which the native engine cannot write`, {
+      context: { flow: flow.name },
+    });
+  }
+  const definitionHash = flowDefinitionHash(flow, target);
+  const upstream = await upstreamOf(graph, flow, step.lookups);
+  const fullRefresh = refreshesFully(request.fullRefresh, target);
+  if (!isStreamingFlow(flow) && !fullRefresh) {
+    const metadata = relations.metadataOf(target);
+    if (flow.kind === 'once' && flowHasRun(metadata, flow)) return skipped(relations, target, 'once-done');
+    if (flow.kind !== 'once' && target.kind === 'materialized-view' && !stalenessOf(metadata, flow, definitionHash, upstream).stale) {
+      return skipped(relations, target, 'up-to-date');
+    }
+  }
+  const tempDir = await mkdtemp(path.join(step.runTemp, `${flow.name.replace(/[^A-Za-z0-9_-]/g, '_')}-`));
+  try {
+    const context: FlowContext = {
+      session,
+      catalog: request.catalog,
+      io: request.io,
+      graph,
+      flow,
+      target,
+      fullRefresh,
+      summary: flowSummary(graph, flow, definitionHash, upstream),
+      tempDir,
+      progress: (batch, counts) => request.emit({ at: Date.now(), pipeline: graph.name, phase: 'flow-progress', flow: flow.name, batch, counts }),
+      ...(request.signal === undefined ? {} : { signal: request.signal }),
+    };
+    let outcome: FlowOutcome;
+    if (isStreamingFlow(flow)) {
+      outcome = await runStreamingFlow(context);
+    } else {
+      const batch = await runBatchFlow(context);
+      request.onWrite?.(flow, batch.written);
+      outcome = batch.outcome;
+    }
+    await relations.refresh(target);
+    return outcome;
+  } finally {
+    await rm(tempDir, { recursive: true, force: true });
+  }
+}
+
+function refreshesFully(fullRefresh: GraphRunRequest['fullRefresh'], target: TableDataset): boolean {
+  if (fullRefresh === undefined || typeof fullRefresh === 'boolean') return fullRefresh === true;
+  return fullRefresh.some((name) => nameKey(name) === nameKey(target.name));
+}
+
+function skipped(relations: TableRelations, target: TableDataset, why: FlowSkip): FlowRan {
+  const snapshotId = relations.snapshotOf(target);
+  return { counts: emptyCounts(), skipped: why, ...(snapshotId === undefined ? {} : { snapshotId }) };
+}
+
+function upstreamLookups(request: GraphRunRequest, session: DuckDbSession, relations: TableRelations): UpstreamLookups {
+  const fingerprints = new Map<string, Promise<string | undefined>>();
+  return {
+    tableSnapshot: async (dataset) => relations.snapshotOf(dataset),
+    sourceFingerprint: (dataset: SourceDataset) => {
+      let found = fingerprints.get(dataset.name);
+      if (found === undefined) {
+        found = dataset.source.format === 'parquet' && request.sources.fingerprint !== undefined ? request.sources.fingerprint(session, dataset) : Promise.resolve(undefined);
+        fingerprints.set(dataset.name, found);
+      }
+      return found;
+    },
+  };
+}
+
+function unknownError(): RunError {
+  return { code: 'UNKNOWN', message: 'the run failed', retryable: false };
+}
+
+export function asRunError(error: unknown): RunError {
+  if (error instanceof ThundError) return { code: error.code, message: error.message, retryable: error.retryable };
+  return { code: 'INTERNAL', message: error instanceof Error ? error.message : String(error), retryable: false };
+}

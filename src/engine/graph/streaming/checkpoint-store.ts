@@ -1,0 +1,129 @@
+/**
+ * A streaming flow's checkpoint: its operators' state tables (Parquet, state-checkpoint.ts) and its
+ * source positions, in a new folder `<table location>/thund-checkpoints/<flow>/<uuid>/` written
+ * through the table's FileIO (so S3 works), and pointed to by the snapshot summary key
+ * `thund.checkpoint.<flow>` of the commit that lands the same batch. `checkpoint.json` is written
+ * last and lists the other files. A folder no snapshot points to (a crash before the commit) is
+ * never read; the previous folder is deleted only after the commit that replaces it.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { InvalidInputError } from '../../../errors.js';
+import type { DuckDbSession } from '../../../duckdb/session.js';
+import type { FileIO } from '../../../iceberg/file-io.js';
+import { ancestorsOf } from '../../../iceberg/snapshot-ancestry.js';
+import { MAIN_BRANCH, type TableMetadata } from '../../../iceberg/table-metadata.js';
+import { exportState, importState, type StatefulOperator } from '../../operators/state-checkpoint.js';
+
+export const checkpointSummaryKey = (flowName: string): string => `thund.checkpoint.${flowName}`;
+
+const CHECKPOINT_FILE = 'checkpoint.json';
+
+const CHECKPOINT = z.object({
+  version: z.literal(1),
+  flow: z.string(),
+  /** Micro-batches committed so far by this flow. */
+  batches: z.number().int().nonnegative(),
+  /** Per streamed source (by name): the files already processed. */
+  positions: z.record(z.string(), z.array(z.string())),
+  /** The state files beside checkpoint.json. */
+  stateFiles: z.array(z.string()),
+});
+
+export type Checkpoint = z.infer<typeof CHECKPOINT>;
+
+export interface SavedCheckpoint {
+  readonly location: string;
+  readonly files: readonly string[];
+}
+
+export class CheckpointStore {
+  constructor(
+    private readonly session: DuckDbSession,
+    private readonly io: FileIO,
+    private readonly flowName: string,
+    private readonly tempDir: string,
+  ) {}
+
+  /** The folder the newest snapshot of `metadata` carrying this flow's key points to. */
+  static pointer(metadata: TableMetadata | undefined, flowName: string): string | undefined {
+    if (metadata === undefined) return undefined;
+    for (const snapshot of ancestorsOf(metadata, metadata.refs.get(MAIN_BRANCH)?.snapshotId)) {
+      const location = snapshot.summary[checkpointSummaryKey(flowName)];
+      if (location !== undefined) return location;
+    }
+    return undefined;
+  }
+
+  /** Reads the checkpoint at `location` and replaces the operators' state tables with it. */
+  async restore(location: string, operators: readonly StatefulOperator[]): Promise<Checkpoint> {
+    const local = join(this.tempDir, `restore-${randomUUID()}`);
+    await mkdir(local, { recursive: true });
+    try {
+      const parsed = CHECKPOINT.safeParse(JSON.parse(new TextDecoder().decode(await this.readCheckpointFile(location, CHECKPOINT_FILE))));
+      if (!parsed.success || parsed.data.flow !== this.flowName) {
+        throw new InvalidInputError(`flow ${this.flowName}: the checkpoint at ${location} is not one of this flow's`, {
+          context: { flow: this.flowName, checkpoint: location },
+        });
+      }
+      for (const file of parsed.data.stateFiles) await writeFile(join(local, file), await this.readCheckpointFile(location, file));
+      for (const operator of operators) await importState(this.session, operator, local);
+      return parsed.data;
+    } finally {
+      await rm(local, { recursive: true, force: true });
+    }
+  }
+
+  /** Exports the state and positions locally, then uploads them to a new folder; returns where. */
+  async save(tableLocation: string, checkpoint: Omit<Checkpoint, 'version' | 'flow' | 'stateFiles'>, operators: readonly StatefulOperator[]): Promise<SavedCheckpoint> {
+    const id = randomUUID();
+    const local = join(this.tempDir, `checkpoint-${id}`);
+    await mkdir(local, { recursive: true });
+    const location = `${tableLocation.replace(/\/+$/, '')}/thund-checkpoints/${encodeURIComponent(this.flowName)}/${id}`;
+    const uploaded: string[] = [];
+    try {
+      for (const operator of operators) await exportState(this.session, operator, local);
+      const stateFiles = (await readdir(local)).sort();
+      const body: Checkpoint = { version: 1, flow: this.flowName, ...checkpoint, stateFiles };
+      await writeFile(join(local, CHECKPOINT_FILE), JSON.stringify(body));
+      for (const file of [...stateFiles, CHECKPOINT_FILE]) {
+        await this.io.writeNew(`${location}/${file}`, await readFile(join(local, file)));
+        uploaded.push(file);
+      }
+      return { location, files: uploaded };
+    } catch (error) {
+      await this.remove({ location, files: uploaded });
+      throw error;
+    } finally {
+      await rm(local, { recursive: true, force: true });
+    }
+  }
+
+  private async readCheckpointFile(location: string, file: string): Promise<Uint8Array> {
+    try {
+      return await this.io.read(`${location}/${file}`);
+    } catch (error) {
+      throw new InvalidInputError(
+        `flow ${this.flowName}: cannot read its checkpoint ${location}/${file} (${error instanceof Error ? error.message : String(error)}); run with --full-refresh to start over`,
+        { cause: error, context: { flow: this.flowName, checkpoint: location } },
+      );
+    }
+  }
+
+  /** Deletes a checkpoint folder's files (best effort: an orphan folder is never read). */
+  async remove(saved: SavedCheckpoint): Promise<void> {
+    await Promise.all(saved.files.map((file) => this.io.delete(`${saved.location}/${file}`).catch(() => undefined)));
+  }
+
+  /** The files of an earlier checkpoint, read from its checkpoint.json, for removing it. */
+  async filesOf(location: string): Promise<SavedCheckpoint> {
+    try {
+      const parsed = CHECKPOINT.parse(JSON.parse(new TextDecoder().decode(await this.io.read(`${location}/${CHECKPOINT_FILE}`))));
+      return { location, files: [...parsed.stateFiles, CHECKPOINT_FILE] };
+    } catch {
+      return { location, files: [CHECKPOINT_FILE] };
+    }
+  }
+}

@@ -1,0 +1,180 @@
+/**
+ * Runs a streaming flow (a STREAM() read, or apply-changes) as micro-batches: restore the
+ * checkpoint the target's snapshots point to (unless full refresh), list the new files of each
+ * streamed input, and per batch: stage the files, run the flow (stateless SQL or the windowed
+ * aggregation operator), check the target's expectations, and hand the rows to the sink (table
+ * write or apply-changes), which calls back for the checkpoint (state and positions in a new
+ * folder) once its state holds the batch and commits with the folder's location in the summary. The previous checkpoint is deleted only after that commit, so a crash at any
+ * point restarts from the last committed batch and lands the same rows (exactly once).
+ *
+ * Triggers: `available-now` (default), `processing-time` and `once` all stop when caught up in
+ * `thund run`; `once` takes everything available as one batch. A non-streaming apply-changes flow
+ * applies its whole input as one batch per run (CDC is idempotent by sequence).
+ */
+import { CommitStateUnknownError, InvalidInputError, NoSuchTableError, ThundError } from '../../../errors.js';
+import { quoteIdentifier } from '../../../duckdb/session.js';
+import type { LoadedTable } from '../../../../catalog/catalog.js';
+import type { FlowCounts, ExpectationCounts } from '../../../backend/run-event.js';
+import type { StatefulOperator } from '../../operators/state-checkpoint.js';
+import { createApplyChangesSink } from '../apply-changes-sink.js';
+import { addExpectationCounts, checkExpectations, expectationSummary } from '../expectation-step.js';
+import type { FlowContext, FlowOutcome } from '../flow-context.js';
+import { CheckpointStore, checkpointSummaryKey, type SavedCheckpoint } from './checkpoint-store.js';
+import { AggregationStage, StatelessStage, type FlowStage } from './flow-stage.js';
+import { batchLimits, fileBatches } from './parquet-stream.js';
+import { vanished } from './stream-input.js';
+import { formatOrigin } from '../../../pipeline/ir/origin.js';
+import { planStreamingFlow, type StreamingPlan } from './streaming-plan.js';
+import { TableBatchSink } from './table-batch-sink.js';
+
+export async function runStreamingFlow(context: FlowContext): Promise<FlowOutcome> {
+  const { flow, session } = context;
+  const plan = await planStreamingFlow(context);
+  const prefix = `__thund_stream_${flow.name.replace(/[^A-Za-z0-9_]/g, '_')}`;
+  const stage = createStage(context, plan, prefix);
+  let keyColumns: readonly string[] = [];
+  const sink = flow.kind === 'apply-changes' ? await createApplyChangesSink(context) : new TableBatchSink(context, flow.outputMode, () => keyColumns);
+  const operators: readonly StatefulOperator[] = [stage, sink];
+
+  const table = await loadIfExists(context);
+  const io = table?.io ?? context.io;
+  const store = new CheckpointStore(session, io, flow.name, context.tempDir);
+  const pointer = CheckpointStore.pointer(table?.metadata, flow.name);
+  let batches = 0;
+  const positions = new Map<string, Set<string>>(plan.inputs.map(({ input }) => [input.name, new Set<string>()]));
+  if (pointer !== undefined && !context.fullRefresh) {
+    const restored = await store.restore(pointer, operators);
+    batches = restored.batches;
+    for (const [source, files] of Object.entries(restored.positions)) positions.set(source, new Set(files));
+  }
+  let previous: SavedCheckpoint | undefined = pointer === undefined ? undefined : await store.filesOf(pointer);
+
+  const work = await pendingBatches(context, plan, positions);
+  const location = work.length === 0 ? '' : (table?.metadata.location ?? (await newTableLocation(context)));
+  let totals: FlowCounts = { rowsRead: 0, rowsWritten: 0, lateRows: 0, expectations: [] };
+  let snapshotId: bigint | undefined;
+  for (const batch of work) {
+    if (context.signal?.aborted === true) break;
+    const inputs = new Map<string, string>();
+    let rowsRead = 0;
+    for (const [index, { key, input }] of plan.inputs.entries()) {
+      const relation = `${prefix}__in_${index}`;
+      rowsRead += await input.stage(relation, batch.files.get(input.name) ?? []);
+      inputs.set(key, relation);
+    }
+    const staged = await stage.process(inputs);
+    if (keyColumns.length === 0 && plan.aggregation?.keyPositions !== undefined) keyColumns = await outputColumns(context, staged.output, plan.aggregation.keyPositions);
+    const checked = await checkExpectations(session, context.target, staged.output, `${prefix}__checked`);
+    for (const [source, files] of batch.files) for (const file of files) positions.get(source)?.add(file);
+    const nextPositions = Object.fromEntries([...positions].map(([source, files]) => [source, [...files].sort()]));
+    let saved: SavedCheckpoint | undefined;
+    const checkpoint = async (): Promise<Record<string, string>> => {
+      saved = await store.save(location, { batches: batches + 1, positions: nextPositions }, operators);
+      return { [checkpointSummaryKey(flow.name)]: saved.location };
+    };
+    const summary = { ...context.summary, ...expectationSummary(checked.counts) };
+    let written;
+    try {
+      written = await sink.write(checked.relation, summary, checkpoint);
+    } catch (error) {
+      if (saved !== undefined && !(error instanceof CommitStateUnknownError)) await store.remove(saved);
+      throw error;
+    }
+    if (saved === undefined) {
+      throw new ThundError('INTERNAL', `flow ${flow.name}: its sink committed a batch without taking the checkpoint (BatchSink.write's beforeCommit)`, {
+        context: { flow: flow.name },
+      });
+    }
+    if (previous !== undefined) await store.remove(previous);
+    previous = saved;
+    batches += 1;
+    if (written.snapshotId !== undefined) snapshotId = written.snapshotId;
+    const counts: FlowCounts = { rowsRead, rowsWritten: written.rowsWritten, lateRows: staged.lateRows + written.lateRows, expectations: checked.counts };
+    totals = add(totals, counts);
+    context.progress(batches, counts);
+  }
+  return { counts: totals, ...(snapshotId === undefined ? {} : { snapshotId }) };
+}
+
+function createStage(context: FlowContext, plan: StreamingPlan, prefix: string): FlowStage {
+  const { aggregation } = plan;
+  const input = plan.inputs[0];
+  if (aggregation === undefined || input === undefined) return new StatelessStage(context.session, context.flow.name, plan.sql, `${prefix}__out`);
+  return new AggregationStage(context.session, {
+    name: `${prefix}__agg`,
+    flowName: context.flow.name,
+    sql: plan.sql,
+    input: input.key,
+    outputMode: context.flow.outputMode,
+    ...(aggregation.window === undefined ? {} : { window: aggregation.window }),
+    ...(aggregation.watermark === undefined ? {} : { watermark: { column: aggregation.watermark.column, delay: `${aggregation.watermark.delay.micros} us` } }),
+  });
+}
+
+interface PendingBatch {
+  /** Per input name, the files of the batch (absent or empty: none). */
+  readonly files: ReadonlyMap<string, readonly string[]>;
+}
+
+/** The batches of new files; one batch for a flow without streamed inputs (its whole input). */
+async function pendingBatches(context: FlowContext, plan: StreamingPlan, positions: ReadonlyMap<string, ReadonlySet<string>>): Promise<PendingBatch[]> {
+  if (plan.inputs.length === 0) return [{ files: new Map() }];
+  const trigger = context.flow.streaming.trigger?.kind ?? 'available-now';
+  const limits = trigger === 'once' ? { maxFiles: Number.MAX_SAFE_INTEGER } : batchLimits(context.target.table.properties, context.flow.name);
+  const perInput = new Map<string, string[][]>();
+  for (const { input } of plan.inputs) {
+    const items = await input.list();
+    // An input without any file yet cannot give its columns: nothing to run until it has one.
+    if (items.length === 0) return [];
+    const processed = positions.get(input.name) ?? new Set<string>();
+    const gone = vanished(items, processed);
+    if (gone.length > 0) {
+      throw new InvalidInputError(
+        `${formatOrigin(context.flow.origin)}: flow ${context.flow.name}: ${input.name} no longer holds ${gone.length} file(s) this stream read (e.g. ${gone[0]}); a stream reads appended rows only: run with --full-refresh`,
+        { context: { flow: context.flow.name, input: input.name } },
+      );
+    }
+    const fresh = items.filter((item) => !processed.has(item));
+    const rows = limits.maxRows === undefined ? new Map<string, number>() : await input.rowCounts(fresh);
+    perInput.set(input.name, fileBatches(fresh, processed, limits, rows));
+  }
+  const count = Math.max(0, ...[...perInput.values()].map((batches) => batches.length));
+  return Array.from({ length: count }, (_, i) => ({ files: new Map([...perInput].map(([name, batches]) => [name, batches[i] ?? []])) }));
+}
+
+async function outputColumns(context: FlowContext, relation: string, positions: readonly number[]): Promise<string[]> {
+  const columns = await context.session.queryJson(`DESCRIBE SELECT * FROM ${quoteIdentifier(relation)}`);
+  return positions.flatMap((position) => {
+    const name = columns[position]?.['column_name'];
+    return name === undefined ? [] : [String(name)];
+  });
+}
+
+async function loadIfExists(context: FlowContext): Promise<LoadedTable | undefined> {
+  try {
+    return await context.catalog.loadTable(context.target.table.identifier);
+  } catch (error) {
+    if (error instanceof NoSuchTableError) return undefined;
+    throw error;
+  }
+}
+
+/** Where the table will be created (the first batch's commit creates it). */
+async function newTableLocation(context: FlowContext): Promise<string> {
+  const { identifier } = context.target.table;
+  if (identifier.namespace.length > 0 && !(await context.catalog.namespaceExists(identifier.namespace))) {
+    await context.catalog.createNamespace(identifier.namespace);
+  }
+  const staged = await context.catalog.stageCreateTable(identifier, { schema: { schemaId: 0, identifierFieldIds: [], fields: [] } });
+  return staged.location;
+}
+
+function add(total: FlowCounts, batch: FlowCounts): FlowCounts {
+  const expectations: ExpectationCounts[] = addExpectationCounts(total.expectations, batch.expectations);
+  return {
+    rowsRead: total.rowsRead + batch.rowsRead,
+    rowsWritten: total.rowsWritten + batch.rowsWritten,
+    lateRows: total.lateRows + batch.lateRows,
+    expectations,
+  };
+}

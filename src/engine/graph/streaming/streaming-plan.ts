@@ -1,0 +1,83 @@
+/**
+ * How a streaming flow runs, decided from the graph before any batch: which streamed reads it has
+ * (Parquet sources read by files, streaming tables read by their appended data files), whether it
+ * is a stateful aggregation (and its window, watermark and update keys), and what it refuses
+ * (Kafka in thund run, stream-stream joins, …), each refusal naming the flow and its file:line.
+ */
+import { InvalidInputError } from '../../../errors.js';
+import { findDataset } from '../../../pipeline/ir/graph.js';
+import { formatOrigin } from '../../../pipeline/ir/origin.js';
+import type { Watermark } from '../../../pipeline/ir/streaming.js';
+import type { Flow } from '../../../pipeline/ir/flow.js';
+import type { FlowContext } from '../flow-context.js';
+import { aggregationShape, type AggregationShape } from './aggregation-shape.js';
+import { parquetInput, tableInput, type StreamInput } from './stream-input.js';
+import { joinsStreams } from './stream-joins.js';
+import { streamReadKey } from './stream-rewrite.js';
+
+export interface StreamedInput {
+  /** streamReadKey of the name the SQL reads. */
+  readonly key: string;
+  readonly input: StreamInput;
+  /** The source's own watermark, for every streaming read of it. */
+  readonly watermark?: Watermark;
+}
+
+export interface StreamingPlan {
+  readonly sql: string;
+  readonly inputs: readonly StreamedInput[];
+  /** Set for a stateful aggregation over the (single) streamed input. */
+  readonly aggregation?: AggregationShape & { readonly watermark?: Watermark };
+}
+
+export async function planStreamingFlow(context: FlowContext): Promise<StreamingPlan> {
+  const { flow, graph } = context;
+  const sql = flow.query.text.trim().replace(/;+\s*$/, '');
+  if (flow.dependencies === undefined) throw refused(flow, 'its reads are not inferred yet (run inferDependencies first)');
+  const inputs: StreamedInput[] = [];
+  for (const read of flow.dependencies.reads.filter((r) => r.streaming)) {
+    const key = streamReadKey(read.name);
+    if (inputs.some((input) => input.key === key)) continue;
+    const dataset = findDataset(graph, read.name);
+    if (dataset === undefined) throw refused(flow, `STREAM(${read.name}) reads no dataset of the pipeline`);
+    if (dataset.kind === 'streaming-table') {
+      inputs.push({ key, input: tableInput(context.session, context.catalog, context.io, flow.name, dataset) });
+      continue;
+    }
+    if (dataset.kind !== 'source') {
+      throw refused(flow, `STREAM(${read.name}) reads the ${dataset.kind.replace('-', ' ')} ${dataset.name}; a stream reads sources and streaming tables`);
+    }
+    if (dataset.source.format === 'kafka') {
+      throw refused(flow, `STREAM(${read.name}) reads the Kafka topic ${dataset.source.topic}; thund run does not stream Kafka yet (thund serve does)`);
+    }
+    inputs.push({ key, input: parquetInput(context.session, flow.name, dataset), ...(dataset.watermark === undefined ? {} : { watermark: dataset.watermark }) });
+  }
+  if (inputs.length > 0 && (await joinsStreams(context.session, sql))) {
+    throw refused(flow, 'it joins two streams; stream-stream joins are not supported (join a stream with a table, or UNION ALL streams)');
+  }
+  if (flow.kind === 'apply-changes') return { sql, inputs };
+  if (!flow.dependencies.aggregatesStream) {
+    if (flow.outputMode !== 'append') {
+      throw refused(flow, `output mode ${flow.outputMode} needs an aggregation; a flow without one appends its rows (output_mode: append)`);
+    }
+    return { sql, inputs };
+  }
+  const [input] = inputs;
+  if (input === undefined || inputs.length > 1) throw refused(flow, 'a streaming aggregation reads exactly one STREAM() input');
+  const shape = await aggregationShape(context.session, flow.name, sql);
+  const watermark = flow.streaming.watermark ?? input.watermark;
+  if (watermark !== undefined && shape.window !== undefined && watermark.column.toLowerCase() !== shape.window.column.toLowerCase()) {
+    throw refused(flow, `the watermark is on ${watermark.column} but the window on ${shape.window.column}; they must be the same column`);
+  }
+  if (flow.outputMode === 'append' && (shape.window === undefined || watermark === undefined)) {
+    throw refused(flow, 'an aggregation in append mode needs a time_bucket() window and a watermark on its column (a result is final only once the watermark passes its window)');
+  }
+  if (flow.outputMode === 'update' && shape.keyPositions === undefined) {
+    throw refused(flow, 'an aggregation in update mode names its output columns (no SELECT *), so the group keys are known');
+  }
+  return { sql, inputs, aggregation: { ...shape, ...(watermark === undefined ? {} : { watermark }) } };
+}
+
+function refused(flow: Flow, message: string): InvalidInputError {
+  return new InvalidInputError(`${formatOrigin(flow.origin)}: flow ${flow.name}: ${message}`, { context: { flow: flow.name } });
+}

@@ -1,0 +1,57 @@
+/**
+ * A view or temporary view as a DuckDB view of its name over its query, so flows read it like a
+ * table. With expectations the query is evaluated once, checked (warn counts, drop removes,
+ * fail stops the run) and the view reads the checked rows.
+ */
+import { duckDbMessage, quoteIdentifier, type DuckDbSession } from '../../duckdb/session.js';
+import { FlowError } from '../../errors.js';
+import type { ViewDataset } from '../../pipeline/ir/dataset.js';
+import type { Flow } from '../../pipeline/ir/flow.js';
+import type { ExpectationCounts } from '../../backend/run-event.js';
+import { applyExpectations } from '../operators/expectations.js';
+import { countRows } from '../operators/sql.js';
+import { flowQuery } from './flow-query.js';
+
+export interface ViewOutcome {
+  readonly rows?: number;
+  readonly expectations: readonly ExpectationCounts[];
+}
+
+export async function createView(session: DuckDbSession, view: ViewDataset, flow: Flow): Promise<ViewOutcome> {
+  const name = quoteIdentifier(view.name);
+  const sql = flowQuery(flow);
+  if (view.expectations.length === 0) {
+    await run(session, flow, `CREATE OR REPLACE VIEW ${name} AS ${sql}`);
+    return { expectations: [] };
+  }
+  const input = `__thund_view_input_${view.name}`;
+  const output = `__thund_view_checked_${view.name}`;
+  await run(session, flow, `CREATE OR REPLACE TEMP TABLE ${quoteIdentifier(input)} AS ${sql}`);
+  const rows = await countRows(session, quoteIdentifier(input));
+  const checked = await applyExpectations(
+    session,
+    input,
+    view.expectations.map(({ name: expectation, condition, action }) => ({ name: expectation, condition, action })),
+    output,
+  );
+  await session.run(`DROP TABLE ${quoteIdentifier(input)}`);
+  await session.run(`CREATE OR REPLACE VIEW ${name} AS SELECT * FROM ${quoteIdentifier(output)}`);
+  return {
+    rows,
+    expectations: checked.counts.map((count) => ({
+      dataset: view.name,
+      expectation: count.name,
+      action: count.action,
+      passed: rows - count.failedRows,
+      failed: count.failedRows,
+    })),
+  };
+}
+
+async function run(session: DuckDbSession, flow: Flow, sql: string): Promise<void> {
+  try {
+    await session.run(sql);
+  } catch (error) {
+    throw new FlowError(`Flow "${flow.name}": SQL error: ${duckDbMessage(error)}`, { cause: error, context: { flow: flow.name } });
+  }
+}

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { JsonDecoder } from '../../../connectors/kafka/json-decoder.js';
+import { decodeRecords } from '../../../connectors/kafka/record-decoder.js';
+import { stagedLine, stagedLines, type JsonRecord } from '../../../src/engine/streaming/batch-staging.js';
+import { rawRecord } from '../kafka/records.js';
+
+describe('staged batch lines from fetched JSON bytes', () => {
+  it('write the same objects as the decoded values would, one line per record', () => {
+    const values = ['{"id":1,"name":"café"}', ' {  } ', '{ "nested" : {"a":[1,2]} }\t', '{"_offset":5}', '{"big":9007199254740993}'];
+    const raws = values.map((v, i) =>
+      rawRecord(v, { offset: i === 3 ? 2n ** 60n + 7n : BigInt(100 + i), timestampMs: i === 4 ? -5 : 1_764_000_000_000 + i, key: i === 1 ? null : Buffer.from(i === 2 ? 'k"é' : `k-${i}`) }),
+    );
+    const records = decodeRecords(new JsonDecoder(), raws).records as JsonRecord[];
+    expect(records.filter((r) => r.json !== undefined)).toHaveLength(4);
+    const staged = stagedLines(records);
+    const lines = staged.bytes.toString('utf8').split('\n');
+    expect(staged.longestLine).toBe(Math.max(...lines.map((l) => Buffer.byteLength(l))));
+    expect(lines).toHaveLength(values.length);
+    const decoded = records.map((r) => ({ ...r, value: r.value, json: undefined }) as JsonRecord);
+    for (let i = 0; i < values.length; i++) {
+      expect(JSON.parse(lines[i] as string)).toEqual(JSON.parse(stagedLine(decoded[i] as JsonRecord)));
+    }
+    expect(lines[4]).toContain('"big":9007199254740993}');
+    expect(lines[4]).toContain('"_timestamp":-5,');
+    expect(lines[3]).toContain(`"_offset":${2n ** 60n + 7n},`);
+    expect(JSON.parse(lines[2] as string)).toMatchObject({ _topic: 'orders', _partition: 2, _offset: 102, _key: 'k"é', nested: { a: [1, 2] } });
+  });
+});
