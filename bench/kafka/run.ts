@@ -2,9 +2,10 @@
  * bench/kafka: 1M JSON records (~200 bytes) produced to a 6-partition topic on the test stack's
  * Kafka, then landed by `thund serve` (the built CLI, embedded catalog) into an Iceberg table.
  * Prints records/s (from the service's first poll to the commit holding the last record) and
- * the service's peak RSS (VmHWM). Needs `npm run build` and the stack env file sourced.
+ * the service's peak RSS (VmHWM), then the same for Spark Structured Streaming (Kafka source, Iceberg
+ * sink, trigger available-now) on the same topic. Needs `npm run build` and the stack env file sourced.
  *
- *   npx tsx bench/kafka/run.ts [--records 1000000] [--commit-records 50000]
+ *   npx tsx bench/kafka/run.ts [--records 1000000] [--commit-records 50000] [--no-spark]
  *     [--duckdb-memory-limit 256MB] [--cpu-prof-dir /tmp/prof]
  *
  * Besides wall-clock figures it prints the service's CPU time (all threads, and the main thread
@@ -17,9 +18,10 @@ import { embeddedPipelineFile, EoKafka, unique, waitForPositions } from '../../t
 import { produceRange } from '../../test/integration/kafka-eo-support/produce.js';
 import { readTable } from '../../test/integration/kafka-eo-support/landed-rows.js';
 import { ServeProcess } from '../../test/integration/kafka-eo-support/serve-process.js';
+import { runSparkReference } from './spark-reference.js';
 
 const { values } = parseArgs({
-  options: { records: { type: 'string', default: '1000000' }, 'commit-records': { type: 'string', default: '50000' }, 'cpu-prof-dir': { type: 'string' }, 'duckdb-memory-limit': { type: 'string' } },
+  options: { records: { type: 'string', default: '1000000' }, 'commit-records': { type: 'string', default: '50000' }, 'cpu-prof-dir': { type: 'string' }, 'duckdb-memory-limit': { type: 'string' }, 'no-spark': { type: 'boolean' } },
 });
 const records = Number(values.records);
 const kafka = new EoKafka();
@@ -74,4 +76,12 @@ console.log(`cpu: ${cpu.total.toFixed(1)} s in all threads, ${cpu.main.toFixed(1
 const batches = serve.logs.filter((l) => l['msg'] === 'batch committed');
 const sum = (field: string): number => batches.reduce((total, l) => total + Number(l[field] ?? 0), 0);
 console.log(`time in batches: poll ${(sum('pollMs') / 1000).toFixed(1)} s, stage+flow+write ${(sum('writeMs') / 1000).toFixed(1)} s, commit ${(sum('commitMs') / 1000).toFixed(1)} s`);
+// The reference: Spark Structured Streaming (Kafka source, Iceberg sink, available-now) on the same topic.
+if (values['no-spark'] !== true) {
+  const spark = await runSparkReference({ brokers: kafka.brokers, topic, expectedRecords: records });
+  console.log(
+    `spark structured streaming: ${spark.records} records in ${spark.seconds.toFixed(1)} s = ${Math.round(spark.recordsPerSecond)} records/s; ` +
+      `peak RSS ${spark.peakRssMiB.toFixed(0)} MiB (startup ${spark.startupSeconds.toFixed(1)} s); thund/spark ${(records / seconds / spark.recordsPerSecond).toFixed(2)}x`,
+  );
+}
 await kafka.close();
