@@ -43,18 +43,22 @@ const run = promisify(execFile);
 let setup: Promise<SparkPipelinesSetup> | undefined;
 
 export function prepareSparkPipelines(): Promise<SparkPipelinesSetup> {
-  setup ??= Promise.all([venvPython(), mavenClasspath(`spark-pipelines-${SDP_SPARK_VERSION}`, SDP_JARS)])
-    .then(([python, jars]) => ({ python, jars }))
-    .catch((error: unknown) => {
-      setup = undefined;
-      throw error;
-    });
+  setup ??= sparkPipelinesSetup(`spark-pipelines-${SDP_SPARK_VERSION}`, 'requirements-sdp.txt', SDP_JARS).catch((error: unknown) => {
+    setup = undefined;
+    throw error;
+  });
   return setup;
 }
 
-async function venvPython(): Promise<string> {
+/** A venv built from `requirements` (a file beside this one, cached by python-env.sh) and the jars, resolved into the cache folder `classpathName`. */
+export async function sparkPipelinesSetup(classpathName: string, requirements: string, jars: readonly MavenCoordinate[]): Promise<SparkPipelinesSetup> {
+  const [python, classpath] = await Promise.all([venvPython(requirements), mavenClasspath(classpathName, jars)]);
+  return { python, jars: classpath };
+}
+
+async function venvPython(requirements: string): Promise<string> {
   const here = dirname(fileURLToPath(import.meta.url));
-  const { stdout } = await run('bash', [join(here, 'python-env.sh'), join(here, 'requirements-sdp.txt'), 'import pyspark.pipelines, yaml'], {
+  const { stdout } = await run('bash', [join(here, 'python-env.sh'), join(here, requirements), 'import pyspark.pipelines, yaml'], {
     maxBuffer: 16 * 1024 * 1024,
     timeout: 20 * 60 * 1000,
   });

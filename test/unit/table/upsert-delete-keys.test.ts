@@ -5,14 +5,12 @@
  * commitEmpty, and a null delete key is refused before anything is written. Expected rows are
  * computed by DuckDB over the same generated rows; the table is read through Thund's scan.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TableIdentifier } from '../../../catalog/catalog.js';
-import { SqlCatalog } from '../../../catalog/sql/index.js';
-import { LocalFileIO, toFileUri } from '../../../connectors/storage/local-file-io.js';
-import { DuckDbSession } from '../../../src/duckdb/session.js';
+import type { SqlCatalog } from '../../../catalog/sql/index.js';
+import { openLocalWarehouse, type LocalWarehouse } from '../local-warehouse.js';
+import type { LocalFileIO } from '../../../connectors/storage/local-file-io.js';
+import type { DuckDbSession } from '../../../src/duckdb/session.js';
 import { InvalidInputError } from '../../../src/errors.js';
 import { assignFreshIds } from '../../../src/iceberg/schema.js';
 import { currentSchema, defaultSpec } from '../../../src/iceberg/snapshot-ancestry.js';
@@ -25,24 +23,14 @@ import { upsert } from '../../../src/table/upsert.js';
 import { writePartitionedDataFiles } from '../../../src/write/partitioned-data-file-writer.js';
 
 const ID: TableIdentifier = { namespace: ['db'], name: 'versions' };
-let work: string;
-let io: LocalFileIO;
-let catalog: SqlCatalog;
-let session: DuckDbSession;
+let warehouse: LocalWarehouse;
+let io: LocalFileIO, catalog: SqlCatalog, session: DuckDbSession;
 
 beforeEach(async () => {
-  work = mkdtempSync(join(tmpdir(), 'thund-delete-keys-'));
-  io = new LocalFileIO();
-  catalog = new SqlCatalog({ databasePath: join(work, 'catalog.db'), warehouse: toFileUri(work), io });
-  await catalog.createNamespace(['db']);
-  session = await DuckDbSession.open({ threads: 1 });
+  ({ io, catalog, session } = warehouse = await openLocalWarehouse({ prefix: 'delete-keys', namespaces: [['db']] }));
 });
 
-afterEach(async () => {
-  session.close();
-  await catalog.close();
-  rmSync(work, { recursive: true, force: true });
-});
+afterEach(() => warehouse.close());
 
 /** Versions (id, start) of 40 keys, three each: start 0, 10, 20; label v<start>-<id>. */
 const VERSIONS = `SELECT (range // 3)::BIGINT AS id, ((range % 3) * 10)::BIGINT AS start, 'v' || ((range % 3) * 10) || '-' || (range // 3) AS label FROM range(120)`;

@@ -4,14 +4,12 @@
  * field summaries (nulls, bounds over the tuples). After partition evolution the added files of
  * two specs go into one manifest per spec.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TableIdentifier } from '../../../catalog/catalog.js';
-import { SqlCatalog } from '../../../catalog/sql/index.js';
-import { LocalFileIO, toFileUri } from '../../../connectors/storage/local-file-io.js';
-import { DuckDbSession } from '../../../src/duckdb/session.js';
+import type { SqlCatalog } from '../../../catalog/sql/index.js';
+import { openLocalWarehouse, type LocalWarehouse } from '../local-warehouse.js';
+import type { LocalFileIO } from '../../../connectors/storage/local-file-io.js';
+import type { DuckDbSession } from '../../../src/duckdb/session.js';
 import { readContainer } from '../../../src/iceberg/avro/container.js';
 import { compareValues } from '../../../src/iceberg/bounds.js';
 import type { DataFile } from '../../../src/iceberg/data-file.js';
@@ -38,16 +36,11 @@ const SOURCE = `SELECT CASE WHEN range % 10 = 0 THEN NULL ELSE range END::BIGINT
                        ['eu', 'us', NULL][range % 3 + 1] AS region
                 FROM range(5000)`;
 
-let work: string;
-let io: LocalFileIO;
-let catalog: SqlCatalog;
-let session: DuckDbSession;
+let warehouse: LocalWarehouse;
+let io: LocalFileIO, catalog: SqlCatalog, session: DuckDbSession;
 
 beforeEach(async () => {
-  work = mkdtempSync(join(tmpdir(), 'thund-partitioned-commit-'));
-  io = new LocalFileIO();
-  catalog = new SqlCatalog({ databasePath: join(work, 'catalog.db'), warehouse: toFileUri(work), io });
-  await catalog.createNamespace(['db']);
+  ({ io, catalog, session } = warehouse = await openLocalWarehouse({ prefix: 'partitioned-commit', namespaces: [['db']] }));
   await catalog.createTable(ID, {
     schema: { schemaId: 0, identifierFieldIds: [], fields },
     partitionSpec: {
@@ -58,14 +51,9 @@ beforeEach(async () => {
       ],
     },
   });
-  session = await DuckDbSession.open();
 });
 
-afterEach(async () => {
-  session.close();
-  await catalog.close();
-  rmSync(work, { recursive: true, force: true });
-});
+afterEach(() => warehouse.close());
 
 async function writeUnderDefaultSpec(metadata: TableMetadata, query = SOURCE): Promise<DataFile[]> {
   return writePartitionedDataFiles({

@@ -3,13 +3,8 @@
  * into `lake.<name>`, for driving the apply-changes sink batch by batch and reading the target
  * back through Thund's own scan.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Catalog, TableIdentifier } from '../../../../catalog/catalog.js';
-import { SqlCatalog } from '../../../../catalog/sql/index.js';
-import { LocalFileIO, toFileUri } from '../../../../connectors/storage/local-file-io.js';
-import { DuckDbSession } from '../../../../src/duckdb/session.js';
+import type { DuckDbSession } from '../../../../src/duckdb/session.js';
 import type { FlowContext } from '../../../../src/engine/graph/flow-context.js';
 import type { TableDataset } from '../../../../src/pipeline/ir/dataset.js';
 import type { ApplyChanges, ApplyChangesFlow, Flow } from '../../../../src/pipeline/ir/flow.js';
@@ -17,33 +12,12 @@ import type { PipelineGraph } from '../../../../src/pipeline/ir/graph.js';
 import { parsePartitionField } from '../../../../src/pipeline/ir/partition-field.js';
 import { UNKNOWN_ORIGIN } from '../../../../src/pipeline/ir/origin.js';
 import { openTableRows } from '../../../../src/table/table-rows.js';
+import { openLocalWarehouse, type LocalWarehouse } from '../../local-warehouse.js';
 import { createTable, rowsOf, type Cell } from '../engine-test-helpers.js';
 
-export interface Warehouse {
-  readonly work: string;
-  readonly catalog: SqlCatalog;
-  readonly io: LocalFileIO;
-  readonly session: DuckDbSession;
-  close(): Promise<void>;
-}
+export type Warehouse = LocalWarehouse;
 
-export async function openWarehouse(): Promise<Warehouse> {
-  const work = mkdtempSync(join(tmpdir(), 'thund-cdc-sink-'));
-  const io = new LocalFileIO();
-  const catalog = new SqlCatalog({ databasePath: join(work, 'catalog.db'), warehouse: toFileUri(work), io });
-  const session = await DuckDbSession.open({ threads: 1 });
-  return {
-    work,
-    catalog,
-    io,
-    session,
-    async close() {
-      session.close();
-      await catalog.close();
-      rmSync(work, { recursive: true, force: true });
-    },
-  };
-}
+export const openWarehouse = (): Promise<Warehouse> => openLocalWarehouse({ prefix: 'cdc-sink' });
 
 export interface CdcFlowSettings {
   readonly name: string;
