@@ -53,6 +53,25 @@ export const ROW_LEVEL_CASES: readonly RowLevelCase[] = [
 
 export const isCopyOnWrite = (c: RowLevelCase): boolean => c.properties['write.update.mode'] === 'copy-on-write';
 
+/** Data files of a query's rows under the table's current schema and default spec (fanned out by partition). */
+export function writeUnderDefaultSpec(
+  target: { readonly session: DuckDbSession; readonly io: FileIO },
+  query: string,
+  metadata: TableMetadata,
+  writerName: string,
+): Promise<DataFile[]> {
+  return writePartitionedDataFiles({
+    session: target.session,
+    query,
+    schema: currentSchema(metadata),
+    spec: defaultSpec(metadata),
+    dataLocation: dataLocation(metadata),
+    io: target.io,
+    properties: metadata.properties,
+    writerName,
+  });
+}
+
 export interface RowLevelTables {
   /** Per case name: the snapshot of the deleteWhere and the rows live at it. */
   readonly afterDelete: ReadonlyMap<string, { readonly snapshotId: bigint; readonly rows: Row[] }>;
@@ -69,17 +88,7 @@ export async function buildRowLevelTables(request: {
 }): Promise<RowLevelTables> {
   const { catalog, io, session } = request;
   const keyedRows = (sql: string): Promise<Row[]> => session.queryJson(`SELECT id::VARCHAR AS id, label, region FROM (${sql})`);
-  const writeRows = (query: string, metadata: TableMetadata, writerName: string): Promise<DataFile[]> =>
-    writePartitionedDataFiles({
-      session,
-      query,
-      schema: currentSchema(metadata),
-      spec: defaultSpec(metadata),
-      dataLocation: dataLocation(metadata),
-      io,
-      properties: metadata.properties,
-      writerName,
-    });
+  const writeRows = (query: string, metadata: TableMetadata, writerName: string): Promise<DataFile[]> => writeUnderDefaultSpec({ session, io }, query, metadata, writerName);
   const { fields } = assignFreshIds([
     { name: 'id', required: false, type: primitive('long') },
     { name: 'label', required: false, type: primitive('string') },

@@ -16,14 +16,11 @@ import { SqlCatalog } from '../../catalog/sql/index.js';
 import { LocalFileIO, toFileUri } from '../../connectors/storage/local-file-io.js';
 import { DuckDbSession } from '../../src/duckdb/session.js';
 import { assignFreshIds } from '../../src/iceberg/schema.js';
-import { currentSchema, defaultSpec } from '../../src/iceberg/snapshot-ancestry.js';
-import type { PartitionField, TableMetadata } from '../../src/iceberg/table-metadata.js';
+import type { PartitionField } from '../../src/iceberg/table-metadata.js';
 import { primitive } from '../../src/iceberg/types.js';
 import { commitSnapshot } from '../../src/table/commit-snapshot.js';
-import { dataLocation } from '../../src/table/locations.js';
-import { writePartitionedDataFiles } from '../../src/write/partitioned-data-file-writer.js';
 import { REPO, thund } from '../e2e/cli.js';
-import { buildRowLevelTables, isCopyOnWrite, ROW_LEVEL_CASES, ROW_LEVEL_COLUMNS, type RowLevelTables } from '../interop/row-level-workload.js';
+import { buildRowLevelTables, isCopyOnWrite, writeUnderDefaultSpec, ROW_LEVEL_CASES, ROW_LEVEL_COLUMNS, type RowLevelTables } from '../interop/row-level-workload.js';
 import { verifyTableRows, type ColumnType, type Row } from '../interop/verify.js';
 import { startTrino, type RunningTrino } from '../stack/trino.js';
 import { summaryLine } from '../stack/service.js';
@@ -146,22 +143,9 @@ describe('trino 483 reads partitioned, row-level-changed and spec-evolved tables
         schema: { schemaId: 0, identifierFieldIds: [], fields: PART_FIELDS },
         partitionSpec: { specId: 0, fields: c.partitionBy.map((f, i) => ({ ...f, fieldId: 1000 + i })) },
       });
-      const files = await writeFiles('SELECT id, ts, name, region, x FROM src', metadata, c.table);
+      const files = await writeUnderDefaultSpec({ session, io }, 'SELECT id, ts, name, region, x FROM src', metadata, c.table);
       await commitSnapshot({ catalog, identifier, base: { metadata, io, create: false }, mode: 'append', addedFiles: files });
     }
-  }
-
-  async function writeFiles(query: string, metadata: TableMetadata, writerName: string) {
-    return writePartitionedDataFiles({
-      session,
-      query,
-      schema: currentSchema(metadata),
-      spec: defaultSpec(metadata),
-      dataLocation: dataLocation(metadata),
-      io,
-      properties: metadata.properties,
-      writerName,
-    });
   }
 
   function runEvolvingPipeline(warehouse: string): void {
