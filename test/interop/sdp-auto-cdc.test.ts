@@ -4,7 +4,8 @@
  * twice by the SparkBackend on a Spark Connect server (the second run picks up a second feed file
  * with late and new events), and the target read back through Spark Connect holds exactly the rows
  * SCD type 1 gives for the same events: per key the event with the highest sequence, unless that
- * event is a delete — computed independently by one DuckDB statement.
+ * event is a delete — computed independently by one DuckDB statement. After each run the same
+ * pipeline run natively (`thund run`, read back by pyiceberg) holds the identical rows.
  *
  * The target lives in Spark's in-memory row-level catalog: AUTO CDC merges into its target, and no
  * catalog with row-level operations that persists is available for Spark 4.2+ (no Iceberg runtime
@@ -14,8 +15,10 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCommand } from '../../src/app/commands/run.js';
 import { analysePipelineFile } from '../../src/app/commands/validate.js';
 import type { RunEvent } from '../../src/backend/run-event.js';
 import { DuckDbSession, quoteLiteral } from '../../src/duckdb/session.js';
@@ -25,6 +28,7 @@ import { parseSparkVersion } from '../../src/sdp/spark-version.js';
 import { freePort } from '../stack/process.js';
 import { prepareSparkPipelinesCdc, ROW_LEVEL_CATALOG_CLASS, SDP_CDC_SPARK_VERSION } from '../stack/spark-pipelines-cdc.js';
 import { startConnectServer, type ConnectServer, type SparkPipelinesSetup } from '../stack/spark-pipelines.js';
+import { readWithPyiceberg } from './pyiceberg.js';
 
 const run = promisify(execFile);
 const CATALOG = pluginCatalogConfig('cdc', ROW_LEVEL_CATALOG_CLASS);
@@ -104,6 +108,14 @@ async function sparkRows(table: string): Promise<{ rows: string[]; columns: stri
   return { rows: parsed.map(rowKey).sort(), columns: Object.keys(parsed[0] ?? {}) };
 }
 
+/** `thund run` of the same pipeline into a local warehouse (the native engine, same feed so far), read back by pyiceberg. */
+async function nativeRows(spec: string): Promise<string[]> {
+  const warehouse = path.join(scratch, 'native-wh');
+  expect(await runCommand(spec, { warehouse }, () => {})).toBe(0);
+  const table = await readWithPyiceberg({ catalogDb: path.join(warehouse, 'catalog.db'), warehouse: pathToFileURL(warehouse).href, catalogName: 'default', table: 'lake.customers' });
+  return table.rows.map(rowKey).sort();
+}
+
 async function runOnSpark(backend: SparkBackend, graph: Parameters<SparkBackend['run']>[0]): Promise<RunEvent[]> {
   const handle = backend.run(graph);
   const events: RunEvent[] = [];
@@ -157,11 +169,14 @@ describe(`AUTO CDC SCD type 1 on Spark ${SDP_CDC_SPARK_VERSION}`, () => {
     const expectedFirst = await expectedRows(feed);
     expect(expectedFirst.length).toBe(4);
     expect(afterFirst.rows).toEqual(expectedFirst);
+    expect(await nativeRows(spec)).toEqual(afterFirst.rows);
 
     await writeFeed(path.join(feed, 'part-2.parquet'), SECOND_FEED);
     await runOnSpark(backend, graph);
     const expectedSecond = await expectedRows(feed);
     expect(expectedSecond).not.toEqual(expectedFirst);
-    expect((await sparkRows('cdc.lake.customers')).rows).toEqual(expectedSecond);
+    const afterSecond = await sparkRows('cdc.lake.customers');
+    expect(afterSecond.rows).toEqual(expectedSecond);
+    expect(await nativeRows(spec)).toEqual(afterSecond.rows);
   }, 1_200_000);
 });
