@@ -154,17 +154,9 @@ export class MicroBatchLoop {
         const fields = currentSchema(table.metadata).fields;
         const autoEvolve = this.autoEvolve(table.metadata);
         const writeFor = (target: LoadedTable) => (query: string): Promise<DataFile[]> => writeTableFiles(this.options.session, target, this.options.io, query, 'streaming flow');
-        const writing = writeBatchThroughViews(this.flow, records, fields, writeFor(table));
-        // Awaited below, after the scan: a failure meanwhile must not count as unhandled.
-        writing.catch(() => undefined);
-        // Without flow SQL the fast path reads only the table's columns, so new fields are looked
-        // for, while it writes (a batch with new fields is rare: its files are then dropped).
-        const newFields = autoEvolve && this.flow.sql === undefined && (await hasFieldsOutside(records, [...RECORD_COLUMNS, ...fields.map((f) => f.name)]));
-        let direct = await writing;
-        if (newFields && direct !== undefined) {
-          await Promise.all(direct.files.map((f) => this.options.io.delete(f.filePath).catch(() => undefined)));
-          direct = undefined;
-        }
+        // Without flow SQL the fast path reads only the table's columns: new fields are looked for first.
+        const newFields = autoEvolve && this.flow.sql === undefined && hasFieldsOutside(records, [...RECORD_COLUMNS, ...fields.map((f) => f.name)]);
+        const direct = newFields ? undefined : await writeBatchThroughViews(this.flow, records, fields, writeFor(table));
         if (direct !== undefined) {
           for (const column of direct.ignoredColumns) this.ignoredColumn(column);
           rows = direct.rows;

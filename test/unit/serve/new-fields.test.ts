@@ -1,0 +1,47 @@
+/**
+ * hasFieldsOutside: top-level keys of checked JSON bytes and of parsed values, against the
+ * table's columns. Keys inside nested values and inside strings do not count.
+ * (Written for test/unit/serve/new-fields.test.ts: the imports are relative to that folder.)
+ */
+import { describe, expect, it } from 'vitest';
+import { JsonDecoder } from '../../../connectors/kafka/json-decoder.js';
+import { decodeRecords } from '../../../connectors/kafka/record-decoder.js';
+import type { JsonRecord } from '../../../src/engine/streaming/batch-staging.js';
+import { hasFieldsOutside } from '../../../src/engine/streaming/new-fields.js';
+import { rawRecord } from '../kafka/records.js';
+
+const KNOWN = ['id', 'name', 'nested', 'Tags'];
+
+const records = (values: string[]): JsonRecord[] =>
+  decodeRecords(new JsonDecoder(), values.map((v, i) => rawRecord(v, { offset: BigInt(i) }))).records as JsonRecord[];
+
+describe('hasFieldsOutside', () => {
+  it('sees no new field when every top-level key is a column (exactly or ignoring case)', () => {
+    const batch = records([
+      '{"id":1,"name":"a"}',
+      ' { "id" : 2 , "NAME" : "x\\"y}{" , "tags" : [1,{"z":2}] } ',
+      '{"nested":{"deep":{"other":[{"k":"}"}]}},"id":-1.5e3}',
+      '{}',
+      '{"id":null,"name":true}',
+    ]);
+    expect(batch.every((r) => r.json !== undefined)).toBe(true);
+    expect(hasFieldsOutside(batch, KNOWN)).toBe(false);
+  });
+
+  it('finds a new top-level key in checked bytes, after nested values and strings holding braces and quotes', () => {
+    expect(hasFieldsOutside(records(['{"id":1}', '{"name":"a\\\\","nested":{"x":"}"},"extra":1}']), KNOWN)).toBe(true);
+    expect(hasFieldsOutside(records(['{"id":1,"ñame":2}']), KNOWN)).toBe(true);
+  });
+
+  it('decodes escaped keys before comparing them', () => {
+    const batch = records(['{"i\\u0064":1}']);
+    expect(hasFieldsOutside(batch, KNOWN)).toBe(false);
+    expect(hasFieldsOutside(records(['{"n\\u0065w":1}']), KNOWN)).toBe(true);
+  });
+
+  it('reads the keys of values that were parsed instead of checked', () => {
+    const parsed = (value: Record<string, unknown>): JsonRecord => ({ ...records(['{}'])[0], json: undefined, value }) as JsonRecord;
+    expect(hasFieldsOutside([parsed({ id: 1, name: 'a' })], KNOWN)).toBe(false);
+    expect(hasFieldsOutside([parsed({ id: 1, fresh: 'a' })], KNOWN)).toBe(true);
+  });
+});
