@@ -74,3 +74,24 @@ it('a failing fail expectation exits 1 and commits nothing of its flow', async (
   expect(await tableRows(warehouse, 'lake.first', 'id')).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }, { id: 4 }]);
   await expect(tableSnapshots(warehouse, 'lake.checked')).rejects.toThrow(/lake\.checked|checked/);
 });
+
+it('a view with expectations is checked once: drop leaves rows out of every reader of the view, counts printed', async () => {
+  const warehouse = join(work, 'wh-view');
+  const file = writeSpec(work, 'view_expect', [
+    'pipeline: view_expect',
+    'sources:',
+    '  orders: {format: parquet, path: data/orders.parquet}',
+    'views:',
+    '  paid:',
+    '    sql: SELECT id, amount FROM orders',
+    '    expectations:',
+    '      positive: {condition: amount > 0, action: drop}',
+    'tables:',
+    '  lake.paid_ids: {mode: overwrite, sql: SELECT id FROM paid}',
+  ]);
+  const result = thund(['run', file, '--warehouse', warehouse]);
+  expect(result.stderr).toBe('');
+  expect(result.status).toBe(0);
+  expect(result.stdout.split('\n')).toContain('  expectation positive (drop): 3 passed, 1 failed (dropped)');
+  expect(await tableRows(warehouse, 'lake.paid_ids', 'id')).toEqual([{ id: 1 }, { id: 3 }, { id: 4 }]);
+});

@@ -5,7 +5,7 @@
  */
 import type { ExpectationCounts } from '../../backend/run-event.js';
 import type { DuckDbSession } from '../../duckdb/session.js';
-import type { TableDataset } from '../../pipeline/ir/dataset.js';
+import type { TableDataset, ViewDataset } from '../../pipeline/ir/dataset.js';
 import { applyExpectations } from '../operators/expectations.js';
 import { countRows } from '../operators/sql.js';
 import { quoteIdentifier } from '../../duckdb/session.js';
@@ -14,6 +14,8 @@ export interface CheckedOutput {
   /** The rows that go on: `output` when the dataset has expectations, else `input` itself. */
   readonly relation: string;
   readonly counts: readonly ExpectationCounts[];
+  /** Rows of `input` (counted only when the dataset has expectations). */
+  readonly inputRows?: number;
 }
 
 /**
@@ -21,7 +23,7 @@ export interface CheckedOutput {
  * on to a new table `output`. A `fail` expectation with a failing row throws
  * ExpectationFailedError (naming it and one row); the caller then commits nothing of the batch.
  */
-export async function checkExpectations(session: DuckDbSession, dataset: TableDataset, input: string, output: string): Promise<CheckedOutput> {
+export async function checkExpectations(session: DuckDbSession, dataset: TableDataset | ViewDataset, input: string, output: string): Promise<CheckedOutput> {
   if (dataset.expectations.length === 0) return { relation: input, counts: [] };
   const rows = await countRows(session, quoteIdentifier(input));
   const result = await applyExpectations(
@@ -32,6 +34,7 @@ export async function checkExpectations(session: DuckDbSession, dataset: TableDa
   );
   return {
     relation: result.output,
+    inputRows: rows,
     counts: result.counts.map((count) => ({
       dataset: dataset.name,
       expectation: count.name,

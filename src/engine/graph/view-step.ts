@@ -8,8 +8,7 @@ import { FlowError } from '../../errors.js';
 import type { ViewDataset } from '../../pipeline/ir/dataset.js';
 import type { Flow } from '../../pipeline/ir/flow.js';
 import type { ExpectationCounts } from '../../backend/run-event.js';
-import { applyExpectations } from '../operators/expectations.js';
-import { countRows } from '../operators/sql.js';
+import { checkExpectations } from './expectation-step.js';
 import { flowQuery } from './flow-query.js';
 
 export interface ViewOutcome {
@@ -27,25 +26,10 @@ export async function createView(session: DuckDbSession, view: ViewDataset, flow
   const input = `__thund_view_input_${view.name}`;
   const output = `__thund_view_checked_${view.name}`;
   await run(session, flow, `CREATE OR REPLACE TEMP TABLE ${quoteIdentifier(input)} AS ${sql}`);
-  const rows = await countRows(session, quoteIdentifier(input));
-  const checked = await applyExpectations(
-    session,
-    input,
-    view.expectations.map(({ name: expectation, condition, action }) => ({ name: expectation, condition, action })),
-    output,
-  );
+  const checked = await checkExpectations(session, view, input, output);
   await session.run(`DROP TABLE ${quoteIdentifier(input)}`);
-  await session.run(`CREATE OR REPLACE VIEW ${name} AS SELECT * FROM ${quoteIdentifier(output)}`);
-  return {
-    rows,
-    expectations: checked.counts.map((count) => ({
-      dataset: view.name,
-      expectation: count.name,
-      action: count.action,
-      passed: rows - count.failedRows,
-      failed: count.failedRows,
-    })),
-  };
+  await session.run(`CREATE OR REPLACE VIEW ${name} AS SELECT * FROM ${quoteIdentifier(checked.relation)}`);
+  return { ...(checked.inputRows === undefined ? {} : { rows: checked.inputRows }), expectations: checked.counts };
 }
 
 async function run(session: DuckDbSession, flow: Flow, sql: string): Promise<void> {
