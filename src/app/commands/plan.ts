@@ -4,12 +4,12 @@
  * With `--state` (text only) the pipeline's catalog is opened for reading and each table dataset
  * gets what `thund run` would do with it: stale and why, or up to date.
  */
-import { createParquetSourceConnector } from '../../../connectors/parquet/parquet-source.js';
 import { planStaleness } from '../../engine/graph/plan-staleness.js';
 import { InvalidInputError } from '../../errors.js';
 import { formatProblem } from '../../pipeline/problems.js';
 import { PLAN_FORMATS, renderGraph, type PlanFormat } from '../../pipeline/render-graph.js';
-import { openCatalog, type CatalogOverrides } from '../open-catalog.js';
+import type { CatalogOverrides } from '../open-catalog.js';
+import { withPipelineResources } from '../pipeline-resources.js';
 import { analysePipelineFile } from './validate.js';
 
 export interface PlanOptions extends CatalogOverrides {
@@ -33,19 +33,12 @@ export async function planCommand(specPath: string, format: PlanFormat, print: (
   }
   print(renderGraph(analysed.graph, format));
   if (options.state !== true) return 0;
-  const opened = await openCatalog(analysed.definition, options);
-  const sources = createParquetSourceConnector(opened.s3 === undefined ? {} : { s3: opened.s3 });
-  try {
-    const states = await planStaleness(analysed.graph, opened.catalog, sources);
+  const graph = analysed.graph;
+  return withPipelineResources(analysed.definition, options, async (opened, sources) => {
+    const states = await planStaleness(graph, opened.catalog, sources);
     print('');
     print(`state (${opened.description}):`);
     for (const [table, state] of states) print(`  ${table}: ${state}`);
     return 0;
-  } finally {
-    try {
-      await sources.close();
-    } finally {
-      await opened.close();
-    }
-  }
+  });
 }

@@ -5,7 +5,6 @@
  * what it wrote (or that it was up to date), its expectation counts and late rows, schema changes.
  */
 import { formatIdentifier } from '../../../catalog/catalog.js';
-import { createParquetSourceConnector } from '../../../connectors/parquet/parquet-source.js';
 import { NativeBackend } from '../../backend/native/native-backend.js';
 import type { FlowRunSummary, RunEvent, RunResult } from '../../backend/run-event.js';
 import type { FlowRunResult } from '../../engine/run-flow.js';
@@ -16,7 +15,8 @@ import { formatProblem } from '../../pipeline/problems.js';
 import type { PipelineGraph } from '../../pipeline/ir/graph.js';
 import type { PipelineDefinition } from '../../pipeline/spec-to-ir.js';
 import { defaultSparkProjectDir, sparkBackendFor } from '../../sdp/spark-backend-for.js';
-import { openCatalog, type CatalogOverrides } from '../open-catalog.js';
+import type { CatalogOverrides } from '../open-catalog.js';
+import { withPipelineResources } from '../pipeline-resources.js';
 import { analysePipelineFile } from './validate.js';
 
 export const RUN_BACKENDS = ['native', 'spark'] as const;
@@ -44,24 +44,17 @@ export async function runCommand(
     return 1;
   }
   if (options.backend === 'spark') return runOnSpark(analysed.definition, analysed.graph, options, print);
-  const opened = await openCatalog(analysed.definition, options);
-  const sources = createParquetSourceConnector(opened.s3 === undefined ? {} : { s3: opened.s3 });
-  try {
+  const graph = analysed.graph;
+  return withPipelineResources(analysed.definition, options, async (opened, sources) => {
     const written = new Map<string, FlowRunResult>();
     const backend = new NativeBackend({ catalog: opened.catalog, io: opened.io, sources, onWrite: (flow, result) => written.set(flow.name, result) });
-    const handle = backend.run(analysed.graph, { fullRefresh: options.fullRefresh === true });
-    const views = new Set(analysed.graph.datasets.filter((dataset) => dataset.kind === 'view' || dataset.kind === 'temporary-view').map((view) => view.name));
+    const handle = backend.run(graph, { fullRefresh: options.fullRefresh === true });
+    const views = new Set(graph.datasets.filter((dataset) => dataset.kind === 'view' || dataset.kind === 'temporary-view').map((view) => view.name));
     for await (const event of handle.events) for (const line of describeEvent(event, written, views)) print(line);
     await throwIfFailed(handle.result);
     print(opened.description);
     return 0;
-  } finally {
-    try {
-      await sources.close();
-    } finally {
-      await opened.close();
-    }
-  }
+  });
 }
 
 /**
