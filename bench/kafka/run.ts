@@ -11,7 +11,7 @@
  * Besides wall-clock figures it prints the service's CPU time (all threads, and the main thread
  * alone): on a machine shared with other work they tell what two free cores would allow.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { embeddedPipelineFile, EoKafka, unique, waitForPositions } from '../../test/integration/kafka-eo-support/eo-stack.js';
@@ -21,7 +21,7 @@ import { ServeProcess } from '../../test/integration/kafka-eo-support/serve-proc
 import { runSparkReference } from './spark-reference.js';
 
 const { values } = parseArgs({
-  options: { records: { type: 'string', default: '1000000' }, 'commit-records': { type: 'string', default: '50000' }, 'cpu-prof-dir': { type: 'string' }, 'duckdb-memory-limit': { type: 'string' }, 'no-spark': { type: 'boolean' } },
+  options: { records: { type: 'string', default: '1000000' }, 'commit-records': { type: 'string', default: '50000' }, 'cpu-prof-dir': { type: 'string' }, 'duckdb-memory-limit': { type: 'string' }, 'no-spark': { type: 'boolean' }, 'node-options': { type: 'string' } },
 });
 const records = Number(values.records);
 const kafka = new EoKafka();
@@ -37,6 +37,7 @@ console.log(`produced ${records} records in ${((performance.now() - producedAt) 
 const extraEnv: Record<string, string> = {};
 if (values['duckdb-memory-limit'] !== undefined) extraEnv['THUND_SERVE_DUCKDB_MEMORY_LIMIT'] = values['duckdb-memory-limit'];
 // A CPU profile and memory samples of the service (bench/kafka/profile-service.mjs) land in this folder.
+if (values['node-options'] !== undefined) extraEnv['NODE_OPTIONS'] = values['node-options'];
 if (values['cpu-prof-dir'] !== undefined) Object.assign(extraEnv, { NODE_OPTIONS: `--import=${join(import.meta.dirname, 'profile-service.mjs')}`, THUND_BENCH_PROFILE_DIR: values['cpu-prof-dir'] });
 const serve = await ServeProcess.start({ pipeline, brokers: kafka.brokers, topic, group: unique('g'), table: 'bench.events', commitRecords: Number(values['commit-records']), commitIntervalMs: 5_000, duckdbThreads: 2, extraEnv });
 let peakKiB = 0;
@@ -56,13 +57,29 @@ const cpuSeconds = (): { total: number; main: number } => {
   };
   return { total: ticks(`/proc/${serve.pid}/stat`), main: ticks(`/proc/${serve.pid}/task/${serve.pid}/stat`) };
 };
+/** CPU seconds per thread name (DuckDB workers, V8 GC helpers, libuv pool…), to see where the time outside the main thread goes. */
+const cpuByThread = (): Map<string, number> => {
+  const byName = new Map<string, number>();
+  for (const task of readdirSync(`/proc/${serve.pid}/task`)) {
+    try {
+      const name = readFileSync(`/proc/${serve.pid}/task/${task}/comm`, 'utf8').trim();
+      const fields = readFileSync(`/proc/${serve.pid}/task/${task}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+      byName.set(`${name}:${task}`, (byName.get(`${name}:${task}`) ?? 0) + (Number(fields[11]) + Number(fields[12])) / 100);
+    } catch {
+      // the thread ended
+    }
+  }
+  return byName;
+};
 await serve.waitReady(60_000);
 const cpuAtStart = cpuSeconds();
+const threadsAtStart = cpuByThread();
 const startedAt = performance.now();
 await waitForPositions(pipeline, table, records, 1_800_000, sampleRss);
 const seconds = (performance.now() - startedAt) / 1000;
 sampleRss();
 const cpuAtEnd = cpuSeconds();
+const threadsAtEnd = cpuByThread();
 serve.kill('SIGTERM');
 const exit = await serve.exited;
 const landed = await readTable(pipeline, table, 'count(*) AS n, count(DISTINCT _key) AS keys');
@@ -73,6 +90,8 @@ const cpu = { total: cpuAtEnd.total - cpuAtStart.total, main: cpuAtEnd.main - cp
 // main thread cannot go faster than its own CPU time, and the process not faster than half its total.
 const bound = records / Math.max(cpu.main, cpu.total / 2);
 console.log(`cpu: ${cpu.total.toFixed(1)} s in all threads, ${cpu.main.toFixed(1)} s on the main thread; on 2 free cores at most ${Math.round(bound)} records/s`);
+const threadCpu = [...threadsAtEnd].map(([name, s]) => [name, s - (threadsAtStart.get(name) ?? 0)] as const).filter(([, s]) => s >= 0.05).sort((a, b) => b[1] - a[1]);
+console.log(`cpu by thread: ${threadCpu.map(([name, s]) => `${name} ${s.toFixed(1)} s`).join(', ')}`);
 const batches = serve.logs.filter((l) => l['msg'] === 'batch committed');
 const sum = (field: string): number => batches.reduce((total, l) => total + Number(l[field] ?? 0), 0);
 console.log(`time in batches: poll ${(sum('pollMs') / 1000).toFixed(1)} s, stage+flow+write ${(sum('writeMs') / 1000).toFixed(1)} s, commit ${(sum('commitMs') / 1000).toFixed(1)} s`);

@@ -1,11 +1,16 @@
 /**
  * Avro values in the Confluent wire format. prepare() fetches each writer schema once from the
  * registry; decode() is then synchronous. Longs decode as bigint (int64 exact), unions of null and
- * one type decode unwrapped. A record whose schema id the registry does not know, whose schema is
- * not Avro or uses references, or whose bytes do not match its schema is a DecodeError.
+ * one type decode unwrapped, and logical types (timestamps, dates, times, decimals, fixed UUIDs)
+ * become exact text (avro-logical-schema.ts) whose column types columnTypes() gives. A record
+ * whose schema id the registry does not know, whose schema is not Avro or uses references, or
+ * whose bytes do not match its schema is a DecodeError.
  */
 import avsc from 'avsc';
+import { InvalidInputError } from '../../src/errors.js';
 import { avroType } from '../../src/iceberg/avro/container.js';
+import { mergeColumnTypes, type ValueBytes, type ValueColumnTypes, type WriterSchemaNodes } from './avro-logical-columns.js';
+import { columnTypesOf, compileAvroSchema, type AvroNode } from './avro-logical-schema.js';
 import { parseConfluentWire } from './confluent-wire.js';
 import { DecodeError } from './decode-error.js';
 import type { RawRecord } from './raw-record.js';
@@ -14,9 +19,9 @@ import { SchemaNotFoundError, type SchemaRegistryClient } from './schema-registr
 
 export type AvroRecordValue = Record<string, unknown>;
 
-type WriterSchema = { readonly type: avsc.Type } | { readonly problem: string };
+type WriterSchema = { readonly type: avsc.Type; readonly node: AvroNode; readonly columnTypes: ReadonlyMap<string, string> } | { readonly problem: string };
 
-export class ConfluentAvroDecoder implements RecordDecoder<AvroRecordValue> {
+export class ConfluentAvroDecoder implements RecordDecoder<AvroRecordValue>, ValueColumnTypes, WriterSchemaNodes {
   readonly format = 'avro';
   private readonly schemas = new Map<number, WriterSchema>();
 
@@ -45,7 +50,34 @@ export class ConfluentAvroDecoder implements RecordDecoder<AvroRecordValue> {
     } catch (cause) {
       throw new DecodeError(record, `bytes do not match Avro schema id ${wire.schemaId}: ${cause instanceof Error ? cause.message : String(cause)}`, cause);
     }
-    return { value: value as AvroRecordValue };
+    try {
+      return { value: (schema.node.convert?.(value) ?? value) as AvroRecordValue };
+    } catch (cause) {
+      if (cause instanceof InvalidInputError) throw new DecodeError(record, `${cause.message} (schema id ${wire.schemaId})`, cause);
+      throw cause;
+    }
+  }
+
+  columnTypes(values: ValueBytes): ReadonlyMap<string, string> {
+    return mergeColumnTypes(this.usableSchemas(values).map((s) => s.columnTypes));
+  }
+
+  writerNodes(values: ValueBytes): readonly AvroNode[] {
+    return this.usableSchemas(values).map((s) => s.node);
+  }
+
+  /** The prepared schemas these values were written with, lowest (oldest) registry id first. */
+  private usableSchemas(values: ValueBytes): Array<Extract<WriterSchema, { node: AvroNode }>> {
+    const ids = new Set<number>();
+    for (const value of values) {
+      if (value === null || value === undefined) continue;
+      const wire = parseConfluentWire(value);
+      if ('schemaId' in wire) ids.add(wire.schemaId);
+    }
+    return [...ids]
+      .sort((a, b) => a - b)
+      .map((id) => this.schemas.get(id))
+      .filter((s): s is Extract<WriterSchema, { node: AvroNode }> => s !== undefined && 'node' in s);
   }
 
   private async writerSchema(id: number): Promise<WriterSchema> {
@@ -59,9 +91,11 @@ export class ConfluentAvroDecoder implements RecordDecoder<AvroRecordValue> {
     if (registered.schemaType.toUpperCase() !== 'AVRO') return { problem: `schema id ${id} is ${registered.schemaType}, not AVRO` };
     if (registered.references.length > 0) return { problem: `schema id ${id} uses schema references, which are not supported yet` };
     try {
-      const type = avroType(JSON.parse(registered.schema) as never);
+      const json: unknown = JSON.parse(registered.schema);
+      const type = avroType(json as never);
       if (type.typeName !== 'record') return { problem: `schema id ${id} is an Avro ${type.typeName}, not a record` };
-      return { type };
+      const node = compileAvroSchema(json);
+      return { type, node, columnTypes: columnTypesOf(node) };
     } catch (cause) {
       return { problem: `schema id ${id} is not a valid Avro schema: ${cause instanceof Error ? cause.message : String(cause)}` };
     }

@@ -4,7 +4,10 @@
  * image; d lands the `before` image (the deleted row's last state, so its key is known). A
  * truncate (t) has no row image and is skipped and counted, as tombstones are. Applying the
  * changes to a table (upsert/delete by key) is the apply-changes flow's job, not this decoder's.
+ * Over Avro, the row columns take the types of the envelope's `after` (else `before`) record.
  */
+import { hasWriterNodes, mergeColumnTypes, type ValueBytes, type ValueColumnTypes } from './avro-logical-columns.js';
+import { columnTypesOf } from './avro-logical-schema.js';
 import { DecodeError } from './decode-error.js';
 import { DebeziumDecoder, type ChangeRow } from './debezium-decoder.js';
 import type { RawRecord } from './raw-record.js';
@@ -12,12 +15,12 @@ import type { Decoded, RecordDecoder } from './record-decoder.js';
 
 export const DEFAULT_OP_COLUMN = '_op';
 
-export class DebeziumRowDecoder implements RecordDecoder<Record<string, unknown>> {
+export class DebeziumRowDecoder implements RecordDecoder<Record<string, unknown>>, ValueColumnTypes {
   readonly format: string;
   private readonly events: DebeziumDecoder;
 
   constructor(
-    inner: RecordDecoder<Record<string, unknown>>,
+    private readonly inner: RecordDecoder<Record<string, unknown>>,
     private readonly opColumn: string = DEFAULT_OP_COLUMN,
   ) {
     this.events = new DebeziumDecoder(inner);
@@ -38,6 +41,16 @@ export class DebeziumRowDecoder implements RecordDecoder<Record<string, unknown>
       throw new DecodeError(record, `the row image has a field named ${this.opColumn}, the column that holds the Debezium op; choose another op column`);
     }
     return { value: { ...image, [this.opColumn]: op } };
+  }
+
+  /** The row image's field types from the writer schemas (Avro); none for an inner decoder without schemas (JSON). */
+  columnTypes(values: ValueBytes): ReadonlyMap<string, string> {
+    if (!hasWriterNodes(this.inner)) return new Map();
+    const images = this.inner.writerNodes(values).map((envelope) => envelope.fields?.get('after') ?? envelope.fields?.get('before'));
+    const types = mergeColumnTypes(images.map((image) => (image === undefined ? new Map<string, string>() : columnTypesOf(image))));
+    types.delete(this.opColumn);
+    if (images.length > 0) types.set(this.opColumn, 'VARCHAR');
+    return types;
   }
 }
 

@@ -18,6 +18,11 @@ const RESERVED_KEYS = reservedKeyBytes(RECORD_COORDINATE_FIELDS);
 
 export type JsonObject = Record<string, unknown>;
 
+/** The byte check of passesAsJson, which a client may run beforehand off the main thread (RawRecord.stageableJson). */
+export function isStageableJsonValue(value: Buffer): boolean {
+  return isStageableJsonObject(value, RESERVED_KEYS);
+}
+
 export interface JsonDecoderOptions {
   readonly exactIntegers?: boolean;
   /** Parse every value instead of handing checked values on as bytes (default false). */
@@ -30,7 +35,7 @@ export class JsonDecoder implements RecordDecoder<JsonObject> {
   constructor(private readonly options: JsonDecoderOptions = {}) {}
 
   passesAsJson(record: RawRecord): boolean {
-    return this.options.alwaysParse !== true && record.value !== null && isStageableJsonObject(record.value, RESERVED_KEYS);
+    return this.options.alwaysParse !== true && record.value !== null && (record.stageableJson ?? isStageableJsonValue(record.value));
   }
 
   decode(record: RawRecord): Decoded<JsonObject> {

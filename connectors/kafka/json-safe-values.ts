@@ -4,6 +4,7 @@
  * within ±2^53 become numbers; larger ones become their exact decimal text (staged as text, cast
  * by the table's column type); bytes become base64 text.
  */
+import { hasColumnTypes, type ValueBytes, type ValueColumnTypes } from './avro-logical-columns.js';
 import type { RawRecord } from './raw-record.js';
 import type { Decoded, RecordDecoder } from './record-decoder.js';
 
@@ -22,7 +23,7 @@ const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const MIN_SAFE = -MAX_SAFE;
 
 /** Wraps a decoder of objects (Avro) so its values stage as JSON. */
-export class JsonSafeDecoder implements RecordDecoder<Record<string, unknown>> {
+export class JsonSafeDecoder implements RecordDecoder<Record<string, unknown>>, ValueColumnTypes {
   readonly format: string;
 
   constructor(private readonly inner: RecordDecoder<Record<string, unknown>>) {
@@ -36,5 +37,9 @@ export class JsonSafeDecoder implements RecordDecoder<Record<string, unknown>> {
   decode(record: RawRecord): Decoded<Record<string, unknown>> {
     const decoded = this.inner.decode(record);
     return 'skip' in decoded ? decoded : { value: jsonSafeValue(decoded.value) as Record<string, unknown> };
+  }
+
+  columnTypes(values: ValueBytes): ReadonlyMap<string, string> {
+    return hasColumnTypes(this.inner) ? this.inner.columnTypes(values) : new Map();
   }
 }

@@ -13,6 +13,7 @@
 import { InvalidInputError } from '../../src/errors.js';
 import { KafkaSinkError } from './kafka-sink-error.js';
 import type { OutgoingRecord, ProducerClient, ProducerTransaction } from './producer-client.js';
+import { DEFAULT_SEND_LIMITS, sendBatches, type RecordChunks } from './record-batches.js';
 
 export interface KafkaSinkOptions {
   readonly topic: string;
@@ -31,8 +32,6 @@ export interface PublishResult {
   readonly transactional: boolean;
 }
 
-const DEFAULT_BATCH_RECORDS = 5_000;
-const DEFAULT_BATCH_BYTES = 512 * 1024;
 const TOPIC = /^[A-Za-z0-9._-]{1,249}$/;
 
 export class KafkaSink {
@@ -44,12 +43,12 @@ export class KafkaSink {
     private readonly options: KafkaSinkOptions,
   ) {
     if (!TOPIC.test(options.topic)) throw new InvalidInputError(`"${options.topic}" is not a Kafka topic name (letters, digits, ".", "_", "-")`, { context: { topic: options.topic } });
-    this.batchRecords = positive(options.batchRecords ?? DEFAULT_BATCH_RECORDS, 'batchRecords');
-    this.batchBytes = positive(options.batchBytes ?? DEFAULT_BATCH_BYTES, 'batchBytes');
+    this.batchRecords = positive(options.batchRecords ?? DEFAULT_SEND_LIMITS.records, 'batchRecords');
+    this.batchBytes = positive(options.batchBytes ?? DEFAULT_SEND_LIMITS.bytes, 'batchBytes');
   }
 
   /** Connects, checks the topic, sends every record, disconnects. */
-  async publish(records: AsyncIterable<readonly OutgoingRecord[]> | Iterable<readonly OutgoingRecord[]>): Promise<PublishResult> {
+  async publish(records: RecordChunks): Promise<PublishResult> {
     const { topic } = this.options;
     try {
       await this.client.connect();
@@ -74,7 +73,7 @@ export class KafkaSink {
     }
   }
 
-  private async publishEach(records: AsyncIterable<readonly OutgoingRecord[]> | Iterable<readonly OutgoingRecord[]>): Promise<PublishResult> {
+  private async publishEach(records: RecordChunks): Promise<PublishResult> {
     let acknowledged = 0;
     let sends = 0;
     for await (const batch of this.batches(records)) {
@@ -89,7 +88,7 @@ export class KafkaSink {
     return { topic: this.options.topic, records: acknowledged, sends, transactional: false };
   }
 
-  private async publishInTransaction(records: AsyncIterable<readonly OutgoingRecord[]> | Iterable<readonly OutgoingRecord[]>): Promise<PublishResult> {
+  private async publishInTransaction(records: RecordChunks): Promise<PublishResult> {
     let transaction: ProducerTransaction;
     try {
       transaction = await this.client.beginTransaction();
@@ -113,23 +112,8 @@ export class KafkaSink {
     return { topic: this.options.topic, records: sent, sends, transactional: true };
   }
 
-  /** Regroups the caller's chunks into sends bounded by records and bytes. */
-  private async *batches(chunks: AsyncIterable<readonly OutgoingRecord[]> | Iterable<readonly OutgoingRecord[]>): AsyncGenerator<OutgoingRecord[]> {
-    let batch: OutgoingRecord[] = [];
-    let bytes = 0;
-    for await (const chunk of chunks) {
-      for (const record of chunk) {
-        const size = record.value.length + (record.key?.length ?? 0);
-        if (batch.length > 0 && (batch.length >= this.batchRecords || bytes + size > this.batchBytes)) {
-          yield batch;
-          batch = [];
-          bytes = 0;
-        }
-        batch.push(record);
-        bytes += size;
-      }
-    }
-    if (batch.length > 0) yield batch;
+  private batches(chunks: RecordChunks): AsyncGenerator<OutgoingRecord[]> {
+    return sendBatches(chunks, { records: this.batchRecords, bytes: this.batchBytes });
   }
 
   private where(): string {

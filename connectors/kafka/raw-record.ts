@@ -10,7 +10,11 @@ export interface RawRecord extends TopicPartition {
   readonly key: Buffer | null;
   readonly value: Buffer | null;
   readonly headers: readonly RecordHeader[];
+  /** The JSON decoder's byte check of the value (isStageableJsonValue), when the client ran it already. */
+  readonly stageableJson?: boolean;
 }
+
+export const NO_HEADERS: readonly RecordHeader[] = Object.freeze([]);
 
 export function recordBytes(record: RawRecord): number {
   return (record.key?.length ?? 0) + (record.value?.length ?? 0);

@@ -42,3 +42,11 @@ export function unsupportedElements(graph: PipelineGraph, capabilities: Capabili
   }
   return found;
 }
+
+/** Sinks of a format the backend cannot write, e.g. `spec.yaml:9:3: delta sink export`. */
+export function unsupportedSinks(graph: PipelineGraph, formats: readonly string[]): string[] {
+  const known = new Set(formats.map((format) => format.toLowerCase()));
+  return graph.datasets.flatMap((dataset) =>
+    dataset.kind === 'sink' && !known.has(dataset.format.toLowerCase()) ? [`${formatOrigin(dataset.origin)}: ${dataset.format} sink ${dataset.name} (sink formats: ${formats.join(', ')})`] : [],
+  );
+}

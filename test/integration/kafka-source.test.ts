@@ -1,5 +1,6 @@
 /**
- * The Kafka source (kafkajs behind the ConsumerClient adapter) against the test stack's broker:
+ * The Kafka source (kafkajs behind the ConsumerClient adapter, in the test's thread and in a worker
+ * thread as `thund serve` runs it) against the test stack's broker:
  * positions come from the caller, never from the consumer group; reopening from a position set
  * yields exactly the remainder; poison records come out as dead-letter candidates at their offsets
  * while the rest continue; two members of one group split the partitions and the assignment hook
@@ -12,14 +13,9 @@ import { JsonDecoder, type JsonObject } from '../../connectors/kafka/json-decode
 import { KafkaSourceError } from '../../connectors/kafka/kafka-source-error.js';
 import { headerText } from '../../connectors/kafka/raw-record.js';
 import { positionsAfter, mergePositions, type AssignmentChange, type SourcePosition, type SourceRecord } from '../../connectors/streaming-source.js';
-import { drainFor, KafkaFixture, pollUntil, positionsByPartition, uniqueName } from './kafka-support/kafka-fixture.js';
+import { drainFor, KafkaFixture, pollUntil, positionsByPartition, uniqueName, type ClientKind } from './kafka-support/kafka-fixture.js';
 
 const TIMEOUT_MS = 60_000;
-const fixture = new KafkaFixture();
-
-afterAll(async () => {
-  await fixture.closeAll();
-});
 
 interface Sent {
   readonly partition: number;
@@ -33,7 +29,7 @@ interface Sent {
  * Records `from` … `from + count - 1` of one round-robin sequence over `partitions` (record i goes to
  * partition i mod partitions, at offset i div partitions): call with consecutive ranges.
  */
-async function produceJson(topic: string, partitions: number, count: number, from = 0): Promise<Sent[]> {
+async function produceJson(fixture: KafkaFixture, topic: string, partitions: number, count: number, from = 0): Promise<Sent[]> {
   const sent: Sent[] = [];
   const messages: Message[] = [];
   for (let i = from; i < from + count; i++) {
@@ -54,10 +50,18 @@ function seen(record: SourceRecord<JsonObject>): Sent {
 
 const byCoordinates = (a: Sent, b: Sent): number => a.partition - b.partition || Number(a.offset - b.offset);
 
-describe('Kafka source on the test stack broker', () => {
+const fixtures: Readonly<Record<ClientKind, KafkaFixture>> = { 'in-thread': new KafkaFixture('in-thread'), worker: new KafkaFixture('worker') };
+
+afterAll(async () => {
+  await Promise.all(Object.values(fixtures).map((f) => f.closeAll()));
+});
+
+describe.each(['in-thread', 'worker'] as const)('Kafka source on the test stack broker, consumer %s', (kind) => {
+  const fixture = fixtures[kind];
+
   it('polls every record of 3 partitions with exact keys, values, headers and positions', async () => {
     const topic = await fixture.createTopic(3);
-    const sent = await produceJson(topic, 3, 300);
+    const sent = await produceJson(fixture, topic, 3, 300);
     const source = fixture.source(topic, uniqueName('thund-src-all'), new JsonDecoder());
     await source.open([]);
     const got = await pollUntil(source, (c) => c.records.length >= sent.length, TIMEOUT_MS);
@@ -78,7 +82,7 @@ describe('Kafka source on the test stack broker', () => {
 
   it('reopened from a mid-stream position set, returns exactly the remainder and ignores the group’s committed offsets', async () => {
     const topic = await fixture.createTopic(3);
-    const sent = await produceJson(topic, 3, 300);
+    const sent = await produceJson(fixture, topic, 3, 300);
     const groupId = uniqueName('thund-src-resume');
     // Offsets committed to the group must not matter: the positions given to open() win.
     await fixture.commitGroupOffsets(groupId, topic, [0, 1, 2].map((partition) => ({ partition, offset: '0' })));
@@ -167,7 +171,7 @@ describe('Kafka source on the test stack broker', () => {
 
   it('refuses to start from a position beyond the end of the log (topic deleted and recreated) with a clear error', async () => {
     const topic = await fixture.createTopic(1);
-    await produceJson(topic, 1, 10);
+    await produceJson(fixture, topic, 1, 10);
     const source = fixture.source(topic, uniqueName('thund-src-recreated'), new JsonDecoder());
     await source.open([{ topic, partition: 0, nextOffset: 500n }]);
     const error = await pollUntil(source, () => false, TIMEOUT_MS).catch((e: unknown) => e);
@@ -182,7 +186,7 @@ describe('Kafka source on the test stack broker', () => {
     const topic = await fixture.createTopic(1);
     // Many small sends make small record batches: a fetch returns at least one whole record batch.
     const sent: Sent[] = [];
-    for (let from = 0; from < 2_000; from += 20) sent.push(...(await produceJson(topic, 1, 20, from)));
+    for (let from = 0; from < 2_000; from += 20) sent.push(...(await produceJson(fixture, topic, 1, 20, from)));
     const recordBytes = (s: Sent): number => s.key.length + JSON.stringify(s.value).length;
     const bound = 4_000;
     const fetchBytes = 2_048;
@@ -201,7 +205,7 @@ describe('Kafka source on the test stack broker', () => {
   it('splits partitions between two members of one group, telling each what it gained and lost', async () => {
     const topic = await fixture.createTopic(4);
     const groupId = uniqueName('thund-src-group');
-    const firstWave = await produceJson(topic, 4, 80);
+    const firstWave = await produceJson(fixture, topic, 4, 80);
     // The "table": committed positions both members read back when they gain a partition.
     let committed: SourcePosition[] = [];
     const changes: Record<'a' | 'b', AssignmentChange[]> = { a: [], b: [] };
@@ -232,7 +236,7 @@ describe('Kafka source on the test stack broker', () => {
     expect(aAfter.assigned).toEqual([]);
     expect(partitionsOf(bAfter.assigned)).toEqual(partitionsOf(bAfter.current));
 
-    const secondWave = await produceJson(topic, 4, 120, 80);
+    const secondWave = await produceJson(fixture, topic, 4, 120, 80);
     let fromA = { records: [] as SourceRecord<JsonObject>[], deadLetters: [], ranges: [], polls: 0 } as Awaited<ReturnType<typeof pollUntil<JsonObject>>>;
     let fromB = fromA;
     const deadline = Date.now() + TIMEOUT_MS;

@@ -7,6 +7,7 @@
 import { formatIdentifier } from '../../../catalog/catalog.js';
 import { NativeBackend } from '../../backend/native/native-backend.js';
 import type { FlowRunSummary, RunEvent, RunResult } from '../../backend/run-event.js';
+import type { Published } from '../../engine/graph/sink/sink-flow-context.js';
 import type { FlowRunResult } from '../../engine/run-flow.js';
 import { ThundError } from '../../errors.js';
 import type { SchemaEvolutionChange } from '../../iceberg/schema-evolution.js';
@@ -47,10 +48,17 @@ export async function runCommand(
   const graph = analysed.graph;
   return withPipelineResources(analysed.definition, options, async (opened, sources) => {
     const written = new Map<string, FlowRunResult>();
-    const backend = new NativeBackend({ catalog: opened.catalog, io: opened.io, sources, onWrite: (flow, result) => written.set(flow.name, result) });
+    const published = new Map<string, Published>();
+    const backend = new NativeBackend({
+      catalog: opened.catalog,
+      io: opened.io,
+      sources,
+      onWrite: (flow, result) => written.set(flow.name, result),
+      onPublish: (flow, result) => published.set(flow.name, result),
+    });
     const handle = backend.run(graph, { fullRefresh: options.fullRefresh === true });
     const views = new Set(graph.datasets.filter((dataset) => dataset.kind === 'view' || dataset.kind === 'temporary-view').map((view) => view.name));
-    for await (const event of handle.events) for (const line of describeEvent(event, written, views)) print(line);
+    for await (const event of handle.events) for (const line of describeEvent(event, { written, published }, views)) print(line);
     await throwIfFailed(handle.result);
     print(opened.description);
     return 0;
@@ -81,10 +89,24 @@ async function throwIfFailed(outcome: Promise<RunResult>): Promise<void> {
   throw new ThundError(error.code, error.message, { retryable: error.retryable });
 }
 
-function describeEvent(event: RunEvent, written: ReadonlyMap<string, FlowRunResult>, views: ReadonlySet<string>): string[] {
+interface FlowResults {
+  readonly written: ReadonlyMap<string, FlowRunResult>;
+  readonly published: ReadonlyMap<string, Published>;
+}
+
+function describeEvent(event: RunEvent, results: FlowResults, views: ReadonlySet<string>): string[] {
   if (event.phase !== 'flow-completed') return [];
-  const result = written.get(event.flow);
-  const lines = [result !== undefined ? describeWrite(event.flow, result) : views.has(event.target) ? `flow ${event.flow}: view ${event.target} defined` : describeFlow(event)];
+  const result = results.written.get(event.flow);
+  const sent = results.published.get(event.flow);
+  const lines = [
+    result !== undefined
+      ? describeWrite(event.flow, result)
+      : sent !== undefined
+        ? `flow ${event.flow}: published ${sent.records} records to Kafka topic ${sent.topic} (sink ${sent.sink})`
+        : views.has(event.target)
+          ? `flow ${event.flow}: view ${event.target} defined`
+          : describeFlow(event),
+  ];
   for (const count of event.counts.expectations) {
     lines.push(`  expectation ${count.expectation} (${count.action}): ${count.passed} passed, ${count.failed} failed${count.action === 'drop' && count.failed > 0 ? ' (dropped)' : ''}`);
   }

@@ -9,10 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { formatIdentifier, type TableIdentifier } from '../../../catalog/catalog.js';
-import { KafkaJsConsumerClient } from '../../../connectors/kafka/kafkajs-consumer-client.js';
+import { WorkerConsumerClient } from '../../../connectors/kafka/worker-consumer-client.js';
 import { KafkaSource } from '../../../connectors/kafka/kafka-source.js';
 import { KafkaSourceError } from '../../../connectors/kafka/kafka-source-error.js';
 import { DuckDbSession } from '../../duckdb/session.js';
+import type { JsonRecord } from '../../engine/streaming/batch-staging.js';
 import { MicroBatchLoop } from '../../engine/streaming/micro-batch-loop.js';
 import { AUTO_EVOLVE_PROPERTY } from '../../engine/run-flow.js';
 import { openCatalog, type CatalogOverrides } from '../open-catalog.js';
@@ -48,7 +49,8 @@ export async function serve(request: ServeRequest): Promise<void> {
     ...(settings.duckdbThreads === undefined ? {} : { threads: settings.duckdbThreads }),
     ...(settings.duckdbMemoryLimit === undefined ? {} : { memoryLimit: settings.duckdbMemoryLimit }),
   });
-  const client = new KafkaJsConsumerClient({ brokers: settings.brokers, groupId: settings.group, clientId: settings.clientId, sessionTimeoutMs: settings.sessionTimeoutMs });
+  // JSON values are checked for staging as they are by the consumer's worker thread.
+  const client = new WorkerConsumerClient({ checkJson: settings.valueFormat === 'json', brokers: settings.brokers, groupId: settings.group, clientId: settings.clientId, sessionTimeoutMs: settings.sessionTimeoutMs });
   const source = new KafkaSource<Record<string, unknown>>({ topics: [settings.topic], decoder, client });
   const metrics = new ServeMetrics();
   const loop = new MicroBatchLoop({
@@ -62,6 +64,7 @@ export async function serve(request: ServeRequest): Promise<void> {
     ...(settings.sql === undefined ? {} : { flowSql: settings.sql }),
     view: settings.view,
     tempDir,
+    ...(decoder.columnTypes === undefined ? {} : { valueColumnTypes: (records: readonly JsonRecord[]) => decoder.columnTypes?.(records.map((r) => r.raw)) ?? new Map<string, string>() }),
     maxBatchRecords: settings.commitRecords,
     maxBatchMs: settings.commitIntervalMs,
     observer: {

@@ -5,6 +5,7 @@
  * environment variables the settings name; errors name those variables, never their values.
  */
 import { ConfluentAvroDecoder } from '../../../connectors/kafka/avro-decoder.js';
+import type { ValueColumnTypes } from '../../../connectors/kafka/avro-logical-columns.js';
 import { DebeziumRowDecoder } from '../../../connectors/kafka/debezium-row-decoder.js';
 import { JsonDecoder } from '../../../connectors/kafka/json-decoder.js';
 import { JsonSafeDecoder } from '../../../connectors/kafka/json-safe-values.js';
@@ -13,7 +14,8 @@ import { basicAuthFromEnv, SchemaRegistryClient } from '../../../connectors/kafk
 import { InvalidInputError } from '../../errors.js';
 import type { ServeSettings } from './serve-config.js';
 
-export type ValueDecoder = RecordDecoder<Record<string, unknown>>;
+/** columnTypes: for Avro, the types its writer schemas fix (logical types), used when serve creates the table. */
+export type ValueDecoder = RecordDecoder<Record<string, unknown>> & Partial<ValueColumnTypes>;
 
 export function valueDecoder(settings: ServeSettings, env: Readonly<Record<string, string | undefined>>): ValueDecoder {
   switch (settings.valueFormat) {

@@ -1,6 +1,7 @@
 /**
- * The native DuckDB engine behind the ExecBackend surface: every dataset kind but sinks, every
- * flow kind and output mode, expectations, CDC (SCD 1 and 2), Parquet and Kafka sources,
+ * The native DuckDB engine behind the ExecBackend surface: every dataset kind (sinks of format
+ * kafka only, their options checked up front), every flow kind and output mode, expectations,
+ * CDC (SCD 1 and 2), Parquet and Kafka sources,
  * watermarks and streaming reads, partitioned tables, and recomputing only what is stale
  * (src/engine/graph/run-graph.ts). A graph with anything else is refused, element by element,
  * before anything runs.
@@ -13,7 +14,11 @@ import type { FileIO } from '../../iceberg/file-io.js';
 import type { Flow } from '../../pipeline/ir/flow.js';
 import type { PipelineGraph } from '../../pipeline/ir/graph.js';
 import { topoOrder } from '../../pipeline/topo-order.js';
-import { unsupportedElements } from '../capability-check.js';
+import { InvalidInputError } from '../../errors.js';
+import { KAFKA_SINK_FORMAT, kafkaSinkSettings } from '../../engine/graph/sink/kafka-sink-settings.js';
+import type { ProducerClientFactory, Published } from '../../engine/graph/sink/sink-flow-context.js';
+import { findDataset } from '../../pipeline/ir/graph.js';
+import { unsupportedElements, unsupportedSinks } from '../capability-check.js';
 import { EventStream } from '../event-stream.js';
 import type { Capabilities, ExecBackend, RunHandle, RunOptions } from '../exec-backend.js';
 import type { RunError, RunEvent, RunResult } from '../run-event.js';
@@ -26,10 +31,14 @@ export interface NativeBackendOptions {
   readonly tempRoot?: string;
   /** Each batch write as the table writer reports it (created or not, schema changes), for the CLI. */
   readonly onWrite?: (flow: Flow, result: FlowRunResult) => void;
+  /** What each flow into a sink published (records and topic), for the CLI. */
+  readonly onPublish?: (flow: Flow, published: Published) => void;
+  /** Makes the Kafka producers of flows into sinks (default kafkajs). */
+  readonly producerClient?: ProducerClientFactory;
 }
 
 const CAPABILITIES: Capabilities = {
-  datasetKinds: ['source', 'streaming-table', 'materialized-view', 'view', 'temporary-view'],
+  datasetKinds: ['source', 'streaming-table', 'materialized-view', 'view', 'temporary-view', 'sink'],
   flowKinds: ['append', 'apply-changes', 'once'],
   outputModes: ['append', 'update', 'complete'],
   triggers: ['once', 'available-now', 'processing-time'],
@@ -87,6 +96,8 @@ export class NativeBackend implements ExecBackend {
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       ...(this.options.tempRoot === undefined ? {} : { tempRoot: this.options.tempRoot }),
       ...(this.options.onWrite === undefined ? {} : { onWrite: this.options.onWrite }),
+      ...(this.options.onPublish === undefined ? {} : { onPublish: this.options.onPublish }),
+      ...(this.options.producerClient === undefined ? {} : { producerClient: this.options.producerClient }),
     });
   }
 }
@@ -94,9 +105,10 @@ export class NativeBackend implements ExecBackend {
 function refusals(graph: PipelineGraph): RunError | undefined {
   try {
     topoOrder(graph);
-    const found = [...unsupportedElements(graph, CAPABILITIES), ...uninferred(graph)];
-    if (found.length === 0) return undefined;
-    return { code: 'UNSUPPORTED', message: `the native backend cannot run: ${found.join('; ')}`, retryable: false };
+    const found = [...unsupportedElements(graph, CAPABILITIES), ...unsupportedSinks(graph, [KAFKA_SINK_FORMAT]), ...uninferred(graph)];
+    if (found.length > 0) return { code: 'UNSUPPORTED', message: `the native backend cannot run: ${found.join('; ')}`, retryable: false };
+    const invalid = invalidSinkOptions(graph);
+    return invalid.length === 0 ? undefined : { code: 'INVALID_INPUT', message: invalid.join('; '), retryable: false };
   } catch (error) {
     return asRunError(error);
   }
@@ -104,4 +116,20 @@ function refusals(graph: PipelineGraph): RunError | undefined {
 
 function uninferred(graph: PipelineGraph): string[] {
   return graph.flows.filter((flow) => flow.dependencies === undefined).map((flow) => `flow ${flow.name}: its reads are not inferred yet (run inferDependencies first)`);
+}
+
+/** Each flow into a Kafka sink gets its settings up front, so bad sink options fail before anything runs. */
+function invalidSinkOptions(graph: PipelineGraph): string[] {
+  const problems = new Set<string>();
+  for (const flow of graph.flows) {
+    const target = findDataset(graph, flow.target);
+    if (target?.kind !== 'sink') continue;
+    try {
+      kafkaSinkSettings(graph.name, flow.name, target);
+    } catch (error) {
+      if (!(error instanceof InvalidInputError)) throw error;
+      problems.add(error.message);
+    }
+  }
+  return [...problems];
 }

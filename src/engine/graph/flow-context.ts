@@ -17,7 +17,7 @@ export interface FlowContext {
   readonly io: FileIO;
   readonly graph: PipelineGraph;
   readonly flow: Flow;
-  /** The dataset the flow writes (sinks are not run by the native engine yet). */
+  /** The table the flow writes (a flow into a sink gets a SinkFlowContext: sink/sink-flow-context.ts). */
   readonly target: TableDataset;
   /** Recompute from scratch: ignore checkpoints and positions, replace the target's rows. */
   readonly fullRefresh: boolean;

@@ -4,7 +4,8 @@
  * created when its turn comes; then the flows in topological order. A flow with a streaming read
  * or an apply-changes flow runs as micro-batches (runStreamingFlow); any other flow into a table
  * is a batch step, skipped when its result is up to date (or, for a once flow, when it already
- * ran). After each flow its target's relation is re-pointed at the new snapshot.
+ * ran). After each flow its target's relation is re-pointed at the new snapshot. A flow into a
+ * sink publishes to it (sink/run-sink-flow.ts: Kafka, exactly once).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,7 +16,7 @@ import { emptyCounts, type FlowCounts, type FlowRunSummary, type FlowSkip, type 
 import { DuckDbSession } from '../../duckdb/session.js';
 import { ThundError } from '../../errors.js';
 import type { FileIO } from '../../iceberg/file-io.js';
-import { isTableDataset, type SourceDataset, type TableDataset } from '../../pipeline/ir/dataset.js';
+import { isTableDataset, type SinkDataset, type SourceDataset, type TableDataset } from '../../pipeline/ir/dataset.js';
 import type { Flow } from '../../pipeline/ir/flow.js';
 import { findDataset, nameKey, type PipelineGraph } from '../../pipeline/ir/graph.js';
 import { topoOrder } from '../../pipeline/topo-order.js';
@@ -25,6 +26,8 @@ import { flowDefinitionHash } from './definition-hash.js';
 import { isStreamingFlow } from './flow-dispatch.js';
 import type { FlowContext, FlowOutcome } from './flow-context.js';
 import { flowSummary } from './flow-summary.js';
+import { runSinkFlow } from './sink/run-sink-flow.js';
+import type { ProducerClientFactory, Published } from './sink/sink-flow-context.js';
 import { flowHasRun, stalenessOf } from './staleness.js';
 import { runStreamingFlow } from './streaming/run-streaming-flow.js';
 import { TableRelations } from './table-relations.js';
@@ -50,6 +53,10 @@ export interface GraphRunRequest {
   emit(event: RunEvent): void;
   /** Each batch write as the table writer reports it (created or not, schema changes). */
   onWrite?(flow: Flow, result: FlowRunResult): void;
+  /** What a flow into a sink published (committed records and topic), once the flow finished. */
+  onPublish?(flow: Flow, published: Published): void;
+  /** Makes the Kafka producers of flows into sinks (default kafkajs). */
+  readonly producerClient?: ProducerClientFactory;
 }
 
 export async function runGraph(request: GraphRunRequest): Promise<RunResult> {
@@ -133,6 +140,7 @@ async function runOne(step: FlowStep): Promise<FlowRan> {
     const view = await createView(session, target, flow);
     return { counts: { ...emptyCounts(), rowsRead: view.rows ?? 0, rowsWritten: view.rows ?? 0, expectations: view.expectations } };
   }
+  if (target?.kind === 'sink') return runSinkStep(step, target);
   if (target === undefined || !isTableDataset(target)) {
     throw new ThundError('UNSUPPORTED', `flow ${flow.name} writes ${target === undefined ? `undeclared ${flow.target}` : `${target.kind} ${target.name}`}, which the native engine cannot write`, {
       context: { flow: flow.name },
@@ -178,7 +186,31 @@ async function runOne(step: FlowStep): Promise<FlowRan> {
   }
 }
 
-function refreshesFully(fullRefresh: GraphRunRequest['fullRefresh'], target: TableDataset): boolean {
+async function runSinkStep(step: FlowStep, target: SinkDataset): Promise<FlowRan> {
+  const { request, flow } = step;
+  const tempDir = await mkdtemp(path.join(step.runTemp, `${flow.name.replace(/[^A-Za-z0-9_-]/g, '_')}-`));
+  try {
+    const outcome = await runSinkFlow({
+      session: step.session,
+      catalog: request.catalog,
+      io: request.io,
+      graph: request.graph,
+      flow,
+      target,
+      fullRefresh: refreshesFully(request.fullRefresh, target),
+      tempDir,
+      progress: (batch, counts) => request.emit({ at: Date.now(), pipeline: request.graph.name, phase: 'flow-progress', flow: flow.name, batch, counts }),
+      ...(request.signal === undefined ? {} : { signal: request.signal }),
+      ...(request.producerClient === undefined ? {} : { producerClient: request.producerClient }),
+    });
+    if (outcome.skipped === undefined) request.onPublish?.(flow, outcome.published);
+    return { counts: outcome.counts, ...(outcome.skipped === undefined ? {} : { skipped: outcome.skipped }) };
+  } finally {
+    await rm(tempDir, { recursive: true, force: true });
+  }
+}
+
+function refreshesFully(fullRefresh: GraphRunRequest['fullRefresh'], target: TableDataset | SinkDataset): boolean {
   if (fullRefresh === undefined || typeof fullRefresh === 'boolean') return fullRefresh === true;
   return fullRefresh.some((name) => nameKey(name) === nameKey(target.name));
 }

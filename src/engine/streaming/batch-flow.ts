@@ -51,10 +51,16 @@ export interface BatchFlowResult {
  * Stages and runs the flow only, then describes the output (to create the table from); undefined
  * when no record goes through (the failing ones are found again by runBatchFlow).
  */
-export async function describeBatchOutput(settings: BatchFlowSettings, records: readonly JsonRecord[]): Promise<DescribedColumn[] | undefined> {
-  const good = await isolateFailures(records, (subset) => runFlow(settings, subset, undefined), []);
+export async function describeBatchOutput(
+  settings: BatchFlowSettings,
+  records: readonly JsonRecord[],
+  /** Types the source knows for some value fields (writer schemas); the other fields are detected. */
+  columnTypes?: ReadonlyMap<string, string>,
+): Promise<DescribedColumn[] | undefined> {
+  const known = columnTypes !== undefined && columnTypes.size > 0 ? columnTypes : undefined;
+  const good = await isolateFailures(records, (subset) => runFlow(settings, subset, known, known !== undefined), []);
   if (good.length === 0) return undefined;
-  if (good.length !== records.length) await runFlow(settings, good, undefined);
+  if (good.length !== records.length) await runFlow(settings, good, known, known !== undefined);
   const rows = (await settings.session.queryJson(`DESCRIBE ${quoteIdentifier(FLOW_RESULT_TABLE)}`)) as Array<{ column_name: string; column_type: string }>;
   return rows.map((r) => ({ name: r.column_name, type: r.column_type }));
 }
@@ -96,11 +102,13 @@ export async function runBatchFlow(
   fields: readonly NestedField[],
   /** Without flow SQL: read the value fields the table lacks too (typed as DuckDB detects them), to evolve the table to. */
   readNewFields = false,
+  /** With readNewFields: types the source knows for value fields (writer schemas), for the fields the table lacks. */
+  columnTypes?: ReadonlyMap<string, string>,
 ): Promise<BatchFlowResult> {
   const failures: FlowRecordFailure[] = [];
   let extra: DescribedColumn[] = [];
   const attempt = async (subset: readonly JsonRecord[]): Promise<void> => {
-    extra = await materialize(settings, subset, fields, readNewFields);
+    extra = await materialize(settings, subset, fields, readNewFields, columnTypes);
   };
   const good = await isolateFailures(records, attempt, failures);
   if (good.length === 0) return { rows: 0, failures, ignoredColumns: [], extraColumns: [] };
@@ -148,8 +156,15 @@ async function isolateFailures(
   }
 }
 
-async function materialize(settings: BatchFlowSettings, records: readonly JsonRecord[], fields: readonly NestedField[], readNewFields: boolean): Promise<DescribedColumn[]> {
+async function materialize(
+  settings: BatchFlowSettings,
+  records: readonly JsonRecord[],
+  fields: readonly NestedField[],
+  readNewFields: boolean,
+  columnTypes: ReadonlyMap<string, string> | undefined,
+): Promise<DescribedColumn[]> {
   const columns = settings.sql === undefined ? knownColumns(fields) : undefined;
+  if (columns !== undefined && readNewFields) for (const [name, type] of columnTypes ?? []) if (!columns.has(name)) columns.set(name, type);
   await runFlow(settings, records, columns, readNewFields);
   // Without flow SQL the batch was staged with the table's types, so the casts cannot fail and the
   // output need not be materialised a second time.

@@ -67,6 +67,8 @@ export interface MicroBatchLoopOptions {
   readonly flowSql?: string;
   readonly view?: string;
   readonly tempDir: string;
+  /** DuckDB types of value fields the source's writer schemas fix (Avro logical types); used when the table is created or gains columns. */
+  readonly valueColumnTypes?: (records: readonly JsonRecord[]) => ReadonlyMap<string, string>;
   readonly maxBatchRecords: number;
   readonly maxBatchMs: number;
   readonly observer?: StreamingObserver;
@@ -162,7 +164,7 @@ export class MicroBatchLoop {
           rows = direct.rows;
           files.push(...direct.files);
         } else {
-          const result = await runBatchFlow(this.flow, records, fields, newFields);
+          const result = await runBatchFlow(this.flow, records, fields, newFields, newFields ? this.options.valueColumnTypes?.(records) : undefined);
           for (const failure of result.failures) letters.push(flowFailureToDeadLetter(failure));
           if (autoEvolve && result.rows > 0 && result.extraColumns.length > 0) evolved = await this.evolveFor(result.extraColumns, fields);
           else for (const column of result.ignoredColumns) this.ignoredColumn(column);
@@ -246,7 +248,7 @@ export class MicroBatchLoop {
     if (this.target !== undefined) return this.target;
     this.target = await loadIfExists(this.options.catalog, this.options.target);
     if (this.target !== undefined) return this.target;
-    const columns = await describeBatchOutput(this.flow, records);
+    const columns = await describeBatchOutput(this.flow, records, this.options.valueColumnTypes?.(records));
     if (columns === undefined) return undefined;
     this.target = await createOrLoad(this.options.catalog, this.options.target, schemaFromColumns(columns), this.options.tableProperties ?? {});
     this.log('info', 'created table', { table: formatIdentifier(this.options.target), columns: columns.length });

@@ -5,12 +5,16 @@
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel, type Admin, type Message, type Producer } from 'kafkajs';
 import { KafkaJsConsumerClient } from '../../../connectors/kafka/kafkajs-consumer-client.js';
+import { WorkerConsumerClient } from '../../../connectors/kafka/worker-consumer-client.js';
 import { KafkaSource } from '../../../connectors/kafka/kafka-source.js';
 import type { RecordDecoder } from '../../../connectors/kafka/record-decoder.js';
 import type { DeadLetterCandidate, PolledBatch, PositionRange, SourcePosition, SourceRecord } from '../../../connectors/streaming-source.js';
 import { requireServiceEnv } from '../../stack/service.js';
 
 export const uniqueName = (prefix: string): string => `${prefix}-${randomUUID().slice(0, 8)}`;
+
+/** Where the source's kafkajs consumer runs: in the test's thread, or in a worker thread as in `thund serve`. */
+export type ClientKind = 'in-thread' | 'worker';
 
 export class KafkaFixture {
   readonly brokers: string[];
@@ -19,7 +23,7 @@ export class KafkaFixture {
   private producer: Producer | undefined;
   private readonly sources: Array<KafkaSource<unknown>> = [];
 
-  constructor() {
+  constructor(readonly clientKind: ClientKind = 'in-thread') {
     this.brokers = requireServiceEnv('THUND_TEST_KAFKA_BROKERS').split(',');
     this.kafka = new Kafka({ clientId: 'thund-it-source', brokers: this.brokers, logLevel: logLevel.NOTHING });
   }
@@ -45,13 +49,14 @@ export class KafkaFixture {
   }
 
   source<V>(topic: string, groupId: string, decoder: RecordDecoder<V>, limits: { bufferedBytes?: number; fetchBytes?: number } = {}): KafkaSource<V> {
-    const client = new KafkaJsConsumerClient({
+    const options = {
       brokers: this.brokers,
       groupId,
       clientId: 'thund-it-source',
       sessionTimeoutMs: 10_000,
       ...(limits.fetchBytes === undefined ? {} : { maxBytesPerPartition: limits.fetchBytes }),
-    });
+    };
+    const client = this.clientKind === 'worker' ? new WorkerConsumerClient({ ...options, checkJson: decoder.format === 'json' }) : new KafkaJsConsumerClient(options);
     const source = new KafkaSource<V>({ topics: [topic], decoder, client, ...(limits.bufferedBytes === undefined ? {} : { maxBufferedBytesPerPartition: limits.bufferedBytes }) });
     this.sources.push(source as KafkaSource<unknown>);
     return source;

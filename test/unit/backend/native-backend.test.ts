@@ -210,7 +210,7 @@ describe('NativeBackend', () => {
       pipeline('p')
         .source('orders', parquet(INPUT))
         .materializedView('lake.mv', { sql: 'SELECT * FROM orders' })
-        .sink('export', { format: 'kafka' })
+        .sink('export', { format: 'delta' })
         .flow('to_export', { target: 'export', sql: 'SELECT * FROM orders' })
         .build(),
     );

@@ -21,7 +21,7 @@ export const checkpointSummaryKey = (flowName: string): string => `thund.checkpo
 
 const CHECKPOINT_FILE = 'checkpoint.json';
 
-const CHECKPOINT = z.object({
+export const CHECKPOINT = z.object({
   version: z.literal(1),
   flow: z.string(),
   /** Micro-batches committed so far by this flow. */

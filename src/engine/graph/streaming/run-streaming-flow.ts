@@ -11,7 +11,7 @@
  * `thund run`; `once` takes everything available as one batch. A non-streaming apply-changes flow
  * applies its whole input as one batch per run (CDC is idempotent by sequence).
  */
-import { CommitStateUnknownError, InvalidInputError, NoSuchTableError, ThundError } from '../../../errors.js';
+import { CommitStateUnknownError, NoSuchTableError, ThundError } from '../../../errors.js';
 import { quoteIdentifier } from '../../../duckdb/session.js';
 import type { LoadedTable } from '../../../../catalog/catalog.js';
 import type { FlowCounts, ExpectationCounts } from '../../../backend/run-event.js';
@@ -21,9 +21,8 @@ import { addExpectationCounts, checkExpectations, expectationSummary } from '../
 import type { FlowContext, FlowOutcome } from '../flow-context.js';
 import { CheckpointStore, checkpointSummaryKey, type SavedCheckpoint } from './checkpoint-store.js';
 import { AggregationStage, StatelessStage, type FlowStage } from './flow-stage.js';
-import { batchLimits, fileBatches } from './parquet-stream.js';
-import { vanished } from './stream-input.js';
-import { formatOrigin } from '../../../pipeline/ir/origin.js';
+import { batchLimits } from './parquet-stream.js';
+import { pendingFileBatches, type PendingBatch } from './pending-batches.js';
 import { planStreamingFlow, type StreamingPlan } from './streaming-plan.js';
 import { TableBatchSink } from './table-batch-sink.js';
 
@@ -59,13 +58,13 @@ export async function runStreamingFlow(context: FlowContext): Promise<FlowOutcom
     let rowsRead = 0;
     for (const [index, { key, input }] of plan.inputs.entries()) {
       const relation = `${prefix}__in_${index}`;
-      rowsRead += await input.stage(relation, batch.files.get(input.name) ?? []);
+      rowsRead += await input.stage(relation, batch.get(input.name) ?? []);
       inputs.set(key, relation);
     }
     const staged = await stage.process(inputs);
     if (keyColumns.length === 0 && plan.aggregation?.keyPositions !== undefined) keyColumns = await outputColumns(context, staged.output, plan.aggregation.keyPositions);
     const checked = await checkExpectations(session, context.target, staged.output, `${prefix}__checked`);
-    for (const [source, files] of batch.files) for (const file of files) positions.get(source)?.add(file);
+    for (const [source, files] of batch) for (const file of files) positions.get(source)?.add(file);
     const nextPositions = Object.fromEntries([...positions].map(([source, files]) => [source, [...files].sort()]));
     let saved: SavedCheckpoint | undefined;
     const checkpoint = async (): Promise<Record<string, string>> => {
@@ -111,35 +110,12 @@ function createStage(context: FlowContext, plan: StreamingPlan, prefix: string):
   });
 }
 
-interface PendingBatch {
-  /** Per input name, the files of the batch (absent or empty: none). */
-  readonly files: ReadonlyMap<string, readonly string[]>;
-}
-
 /** The batches of new files; one batch for a flow without streamed inputs (its whole input). */
 async function pendingBatches(context: FlowContext, plan: StreamingPlan, positions: ReadonlyMap<string, ReadonlySet<string>>): Promise<PendingBatch[]> {
-  if (plan.inputs.length === 0) return [{ files: new Map() }];
+  if (plan.inputs.length === 0) return [new Map()];
   const trigger = context.flow.streaming.trigger?.kind ?? 'available-now';
   const limits = trigger === 'once' ? { maxFiles: Number.MAX_SAFE_INTEGER } : batchLimits(context.target.table.properties, context.flow.name);
-  const perInput = new Map<string, string[][]>();
-  for (const { input } of plan.inputs) {
-    const items = await input.list();
-    // An input without any file yet cannot give its columns: nothing to run until it has one.
-    if (items.length === 0) return [];
-    const processed = positions.get(input.name) ?? new Set<string>();
-    const gone = vanished(items, processed);
-    if (gone.length > 0) {
-      throw new InvalidInputError(
-        `${formatOrigin(context.flow.origin)}: flow ${context.flow.name}: ${input.name} no longer holds ${gone.length} file(s) this stream read (e.g. ${gone[0]}); a stream reads appended rows only: run with --full-refresh`,
-        { context: { flow: context.flow.name, input: input.name } },
-      );
-    }
-    const fresh = items.filter((item) => !processed.has(item));
-    const rows = limits.maxRows === undefined ? new Map<string, number>() : await input.rowCounts(fresh);
-    perInput.set(input.name, fileBatches(fresh, processed, limits, rows));
-  }
-  const count = Math.max(0, ...[...perInput.values()].map((batches) => batches.length));
-  return Array.from({ length: count }, (_, i) => ({ files: new Map([...perInput].map(([name, batches]) => [name, batches[i] ?? []])) }));
+  return pendingFileBatches(context.flow, plan.inputs, (input) => positions.get(input) ?? new Set<string>(), limits);
 }
 
 async function outputColumns(context: FlowContext, relation: string, positions: readonly number[]): Promise<string[]> {

@@ -1,0 +1,337 @@
+/**
+ * Avro logical types through the Confluent Avro decoder: real Avro bytes (plain avsc on the writer
+ * side, which encodes the underlying int/long/bytes/fixed) behind a Confluent header, decoded to
+ * exact text and typed from the writer schema; then staged in DuckDB the way serve stages a batch
+ * with those types, so the Iceberg schema a created table would get and the values read back are
+ * checked, not just the decoder's output.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import avsc from 'avsc';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfluentAvroDecoder } from '../../../../connectors/kafka/avro-decoder.js';
+import { compileAvroSchema, columnTypesOf } from '../../../../connectors/kafka/avro-logical-schema.js';
+import { encodeConfluentWire } from '../../../../connectors/kafka/confluent-wire.js';
+import { DebeziumRowDecoder } from '../../../../connectors/kafka/debezium-row-decoder.js';
+import { JsonSafeDecoder } from '../../../../connectors/kafka/json-safe-values.js';
+import { decodeRecords, type RecordDecoder } from '../../../../connectors/kafka/record-decoder.js';
+import { SchemaRegistryClient } from '../../../../connectors/kafka/schema-registry-client.js';
+import { DuckDbSession } from '../../../../src/duckdb/session.js';
+import { stageRecords, type JsonRecord } from '../../../../src/engine/streaming/batch-staging.js';
+import { schemaFromColumns } from '../../../../src/engine/streaming/target-tables.js';
+import { typeText } from '../../../../src/iceberg/schema.js';
+import { FakeSchemaRegistry } from '../../kafka/fake-schema-registry.js';
+import { rawRecord } from '../../kafka/records.js';
+
+const EVENT_SCHEMA = {
+  type: 'record',
+  name: 'Event',
+  namespace: 'shop',
+  fields: [
+    { name: 'id', type: 'long' },
+    { name: 'at_micros', type: { type: 'long', logicalType: 'timestamp-micros' } },
+    { name: 'at_millis', type: ['null', { type: 'long', logicalType: 'timestamp-millis' }], default: null },
+    { name: 'local_micros', type: { type: 'long', logicalType: 'local-timestamp-micros' } },
+    { name: 'local_millis', type: { type: 'long', logicalType: 'local-timestamp-millis' } },
+    { name: 'day', type: { type: 'int', logicalType: 'date' } },
+    { name: 'clock_millis', type: { type: 'int', logicalType: 'time-millis' } },
+    { name: 'clock_micros', type: { type: 'long', logicalType: 'time-micros' } },
+    { name: 'price', type: { type: 'bytes', logicalType: 'decimal', precision: 20, scale: 2 } },
+    { name: 'ratio', type: { type: 'fixed', name: 'Ratio', size: 4, logicalType: 'decimal', precision: 9, scale: 4 } },
+    { name: 'huge', type: { type: 'bytes', logicalType: 'decimal', precision: 40, scale: 0 } },
+    { name: 'ref', type: { type: 'string', logicalType: 'uuid' } },
+    { name: 'ref_fixed', type: { type: 'fixed', name: 'Uuid16', size: 16, logicalType: 'uuid' } },
+    // A logicalType on the wrong base type is ignored (Avro spec): a plain int.
+    { name: 'not_a_timestamp', type: { type: 'int', logicalType: 'timestamp-millis' } },
+    { name: 'stops', type: { type: 'array', items: { type: 'int', logicalType: 'date' } } },
+    { name: 'span', type: { type: 'record', name: 'Span', fields: [{ name: 'start', type: { type: 'long', logicalType: 'timestamp-micros' } }, { name: 'label', type: 'string' }] } },
+  ],
+};
+
+/** Big-endian two's complement in the fewest bytes, as Avro decimals are written. */
+function decimalBytes(unscaled: bigint, size?: number): Buffer {
+  let length = size ?? 1;
+  while (size === undefined && (unscaled >= 1n << BigInt(8 * length - 1) || unscaled < -(1n << BigInt(8 * length - 1)))) length++;
+  const modulus = 1n << BigInt(8 * length);
+  const hex = ((unscaled + modulus) % modulus).toString(16).padStart(length * 2, '0');
+  return Buffer.from(hex, 'hex');
+}
+
+// 2024-01-02T03:04:05.123456Z: 19724 days after the epoch plus 3 h 4 min 5.123456 s.
+const AT_MICROS = 19_724 * 86_400_000_000 + 11_045_123_456;
+const HUGE = 10n ** 39n + 7n;
+
+function event(id: number, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    id,
+    at_micros: AT_MICROS,
+    at_millis: Math.floor(AT_MICROS / 1000),
+    local_micros: AT_MICROS,
+    local_millis: Math.floor(AT_MICROS / 1000),
+    day: 19_724,
+    clock_millis: 11_045_123,
+    clock_micros: 11_045_123_456,
+    price: decimalBytes(1_234_567_890_123_456_789n),
+    ratio: decimalBytes(-5n, 4),
+    huge: decimalBytes(HUGE),
+    ref: '123e4567-e89b-12d3-a456-426614174000',
+    ref_fixed: Buffer.from('f79c3e09677c4bbda4793f349cb785e7', 'hex'),
+    not_a_timestamp: 7,
+    stops: [0, -1],
+    span: { start: -1, label: 'w' },
+    ...overrides,
+  };
+}
+
+const writer = avsc.Type.forSchema(EVENT_SCHEMA as avsc.Schema);
+/** A newer version: price gains precision, a timestamp field is added. */
+const EVENT_V2_SCHEMA = {
+  ...EVENT_SCHEMA,
+  fields: [
+    ...EVENT_SCHEMA.fields.map((f) => (f.name === 'price' ? { name: 'price', type: { type: 'bytes', logicalType: 'decimal', precision: 24, scale: 2 } } : f)),
+    { name: 'shipped', type: ['null', { type: 'long', logicalType: 'timestamp-millis' }], default: null },
+  ],
+};
+const writerV2 = avsc.Type.forSchema(EVENT_V2_SCHEMA as avsc.Schema);
+const registry = new FakeSchemaRegistry(new Map([[11, { schema: EVENT_SCHEMA }], [12, { schema: EVENT_V2_SCHEMA }]]));
+let url: string;
+let tempDir: string;
+
+beforeAll(async () => {
+  url = await registry.start();
+  tempDir = await mkdtemp(join(tmpdir(), 'thund-avro-logical-'));
+});
+afterAll(async () => {
+  await registry.stop();
+  await rm(tempDir, { recursive: true, force: true });
+});
+
+function avroRecord(schemaId: number, type: avsc.Type, value: unknown, offset: bigint): ReturnType<typeof rawRecord> {
+  return rawRecord(encodeConfluentWire(schemaId, type.toBuffer(value)), { offset });
+}
+
+/** Stages decoded records as serve does for a new table, with the decoder's column types, and returns the table's schema and rows. */
+async function stage(decoder: RecordDecoder<Record<string, unknown>>, columns: ReadonlyMap<string, string>, raws: ReturnType<typeof rawRecord>[], select: string) {
+  const records = decodeRecords(new JsonSafeDecoder(decoder), raws).records as JsonRecord[];
+  const session = await DuckDbSession.open({ threads: 1 });
+  try {
+    await stageRecords({ session, records, table: 'batch', tempDir, columns, readOtherFields: true });
+    const described = (await session.queryJson('DESCRIBE batch')) as Array<{ column_name: string; column_type: string }>;
+    const schema = schemaFromColumns(described.map((d) => ({ name: d.column_name, type: d.column_type })));
+    const types = Object.fromEntries(schema.fields.map((f) => [f.name, typeText(f.type)]));
+    return { types, rows: await session.queryJson(`SELECT ${select} FROM batch ORDER BY _offset`) };
+  } finally {
+    session.close();
+  }
+}
+
+describe('Avro logical types', () => {
+  it('decode to exact text: instants with +00:00, local timestamps, dates, times, decimals and UUIDs', async () => {
+    expect(new Date(Math.floor(AT_MICROS / 1000)).toISOString()).toBe('2024-01-02T03:04:05.123Z');
+    const decoder = new ConfluentAvroDecoder(new SchemaRegistryClient({ url }));
+    const raws = [avroRecord(11, writer, event(1), 0n), avroRecord(11, writer, event(2, { at_millis: null, at_micros: -1 }), 1n)];
+    await decoder.prepare(raws);
+    const batch = decodeRecords(decoder, raws);
+    expect(batch.deadLetters).toEqual([]);
+    const [first, second] = batch.records.map((r) => ({ ...r.value }));
+    expect(first).toEqual({
+      id: 1n,
+      at_micros: '2024-01-02T03:04:05.123456+00:00',
+      at_millis: '2024-01-02T03:04:05.123000+00:00',
+      local_micros: '2024-01-02 03:04:05.123456',
+      local_millis: '2024-01-02 03:04:05.123000',
+      day: '2024-01-02',
+      clock_millis: '03:04:05.123000',
+      clock_micros: '03:04:05.123456',
+      price: '12345678901234567.89',
+      ratio: '-0.0005',
+      huge: HUGE.toString(),
+      ref: '123e4567-e89b-12d3-a456-426614174000',
+      ref_fixed: 'f79c3e09-677c-4bbd-a479-3f349cb785e7',
+      not_a_timestamp: 7,
+      stops: ['1970-01-01', '1969-12-31'],
+      span: expect.objectContaining({ start: '1969-12-31T23:59:59.999999+00:00', label: 'w' }),
+    });
+    expect(second).toMatchObject({ at_micros: '1969-12-31T23:59:59.999999+00:00', at_millis: null });
+  });
+
+  it('types the columns from the writer schema: timestamptz, timestamp, date, time, exact decimals, uuid as string', () => {
+    expect(Object.fromEntries(columnTypesOf(compileAvroSchema(EVENT_SCHEMA)))).toEqual({
+      id: 'BIGINT',
+      at_micros: 'TIMESTAMP WITH TIME ZONE',
+      at_millis: 'TIMESTAMP WITH TIME ZONE',
+      local_micros: 'TIMESTAMP',
+      local_millis: 'TIMESTAMP',
+      day: 'DATE',
+      clock_millis: 'TIME',
+      clock_micros: 'TIME',
+      price: 'DECIMAL(20,2)',
+      ratio: 'DECIMAL(9,4)',
+      huge: 'VARCHAR',
+      ref: 'VARCHAR',
+      ref_fixed: 'VARCHAR',
+      not_a_timestamp: 'INTEGER',
+      stops: 'DATE[]',
+      span: 'STRUCT("start" TIMESTAMP WITH TIME ZONE, "label" VARCHAR)',
+    });
+  });
+
+  it('stage into the Iceberg types a created table gets, with values exact to the microsecond and the cent', async () => {
+    const decoder = new ConfluentAvroDecoder(new SchemaRegistryClient({ url }));
+    const raws = [avroRecord(11, writer, event(1), 0n), avroRecord(11, writer, event(2, { at_micros: -1, price: decimalBytes(-5n) }), 1n)];
+    await decoder.prepare(raws);
+    const { types, rows } = await stage(
+      decoder,
+      decoder.columnTypes(raws.map((r) => r.value)),
+      raws,
+      `id, epoch_us(at_micros)::VARCHAR AS at_us, epoch_us(local_micros)::VARCHAR AS local_us, epoch_ms(at_millis)::VARCHAR AS at_ms, day::VARCHAR AS day,
+       clock_micros::VARCHAR AS clock, price::VARCHAR AS price, ratio::VARCHAR AS ratio, huge, ref, stops::VARCHAR AS stops, epoch_us(span.start)::VARCHAR AS span_start`,
+    );
+    expect(types).toMatchObject({
+      id: 'long',
+      at_micros: 'timestamptz',
+      at_millis: 'timestamptz',
+      local_micros: 'timestamp',
+      local_millis: 'timestamp',
+      day: 'date',
+      clock_millis: 'time',
+      clock_micros: 'time',
+      price: 'decimal(20, 2)',
+      ratio: 'decimal(9, 4)',
+      huge: 'string',
+      ref: 'string',
+      ref_fixed: 'string',
+      not_a_timestamp: 'int',
+      stops: 'list<date>',
+      span: 'struct<start: timestamptz, label: string>',
+    });
+    expect(rows).toEqual([
+      {
+        id: '1',
+        at_us: String(AT_MICROS),
+        local_us: String(AT_MICROS),
+        at_ms: String(Math.floor(AT_MICROS / 1000)),
+        day: '2024-01-02',
+        clock: '03:04:05.123456',
+        price: '12345678901234567.89',
+        ratio: '-0.0005',
+        huge: HUGE.toString(),
+        ref: '123e4567-e89b-12d3-a456-426614174000',
+        stops: '[1970-01-01, 1969-12-31]',
+        span_start: '-1',
+      },
+      expect.objectContaining({ id: '2', at_us: '-1', price: '-0.05' }),
+    ]);
+  });
+
+  it('gives the column types of the schema versions a batch holds, the newer version winning', async () => {
+    const decoder = new ConfluentAvroDecoder(new SchemaRegistryClient({ url }));
+    const v1 = avroRecord(11, writer, event(1), 0n);
+    const v2 = avroRecord(12, writerV2, { ...event(2), shipped: 1 }, 1n);
+    await decoder.prepare([v2, v1]);
+    expect(decoder.columnTypes([v1.value]).get('price')).toBe('DECIMAL(20,2)');
+    expect(decoder.columnTypes([v1.value]).has('shipped')).toBe(false);
+    const both = decoder.columnTypes([v2.value, v1.value, null]);
+    expect([both.get('price'), both.get('shipped'), both.get('day')]).toEqual(['DECIMAL(24,2)', 'TIMESTAMP WITH TIME ZONE', 'DATE']);
+    expect(decodeRecords(decoder, [v2]).records[0]?.value['shipped']).toBe('1970-01-01T00:00:00.001000+00:00');
+  });
+
+  it('dead-letters a time outside one day and decodes the rest', async () => {
+    const decoder = new ConfluentAvroDecoder(new SchemaRegistryClient({ url }));
+    const raws = [avroRecord(11, writer, event(1, { clock_micros: 86_400_000_000 }), 5n), avroRecord(11, writer, event(2), 6n)];
+    await decoder.prepare(raws);
+    const batch = decodeRecords(decoder, raws);
+    expect(batch.records.map((r) => r.offset)).toEqual([6n]);
+    expect(batch.deadLetters.map((d) => [d.offset, d.code, d.reason])).toEqual([[5n, 'DECODE_FAILED', 'Avro time value 86400000000 is outside one day (schema id 11)']]);
+  });
+});
+
+describe('Debezium semantic types inside Avro', () => {
+  const value = {
+    type: 'record',
+    name: 'Value',
+    namespace: 'shop.public.orders',
+    fields: [
+      { name: 'id', type: 'int' },
+      { name: 'created', type: { type: 'long', 'connect.version': 1, 'connect.name': 'io.debezium.time.MicroTimestamp' } },
+      { name: 'updated', type: ['null', { type: 'long', 'connect.version': 1, 'connect.name': 'io.debezium.time.Timestamp' }], default: null },
+      { name: 'seen', type: ['null', { type: 'string', 'connect.version': 1, 'connect.name': 'io.debezium.time.ZonedTimestamp' }], default: null },
+      { name: 'due', type: { type: 'int', 'connect.version': 1, 'connect.name': 'io.debezium.time.Date' } },
+      { name: 'slot', type: { type: 'long', 'connect.version': 1, 'connect.name': 'io.debezium.time.MicroTime' } },
+      {
+        name: 'total',
+        type: {
+          type: 'bytes',
+          scale: 2,
+          precision: 12,
+          'connect.version': 1,
+          'connect.parameters': { scale: '2', 'connect.decimal.precision': '12' },
+          'connect.name': 'org.apache.kafka.connect.data.Decimal',
+          logicalType: 'decimal',
+        },
+      },
+    ],
+  };
+  const envelopeSchema = {
+    type: 'record',
+    name: 'Envelope',
+    namespace: 'shop.public.orders',
+    fields: [
+      { name: 'before', type: ['null', value], default: null },
+      { name: 'after', type: ['null', 'Value'], default: null },
+      { name: 'op', type: 'string' },
+      { name: 'ts_ms', type: ['null', 'long'], default: null },
+    ],
+  };
+  const envelopes = avsc.Type.forSchema(envelopeSchema as avsc.Schema, { wrapUnions: false });
+  const dbzRegistry = new FakeSchemaRegistry(new Map([[21, { schema: envelopeSchema }]]));
+  let dbzUrl: string;
+  beforeAll(async () => {
+    dbzUrl = await dbzRegistry.start();
+  });
+  afterAll(async () => {
+    await dbzRegistry.stop();
+  });
+
+  it('land MicroTimestamp/Timestamp as timestamp, ZonedTimestamp as timestamptz, Date as date, MicroTime as time, Connect Decimal exact', async () => {
+    const row = { id: 9, created: AT_MICROS, updated: Math.floor(AT_MICROS / 1000), seen: '2024-01-02T05:04:05.123456+02:00', due: 19_724, slot: 11_045_123_456, total: decimalBytes(-123_456_789n) };
+    const raws = [
+      rawRecord(encodeConfluentWire(21, envelopes.toBuffer({ before: null, after: row, op: 'c', ts_ms: 1 })), { offset: 0n }),
+      rawRecord(encodeConfluentWire(21, envelopes.toBuffer({ before: { ...row, total: decimalBytes(1n) }, after: null, op: 'd', ts_ms: 2 })), { offset: 1n }),
+    ];
+    const decoder = new DebeziumRowDecoder(new ConfluentAvroDecoder(new SchemaRegistryClient({ url: dbzUrl })), 'change_op');
+    await decoder.prepare(raws);
+    const columns = decoder.columnTypes(raws.map((r) => r.value));
+    expect(Object.fromEntries(columns)).toEqual({
+      id: 'INTEGER',
+      created: 'TIMESTAMP',
+      updated: 'TIMESTAMP',
+      seen: 'TIMESTAMP WITH TIME ZONE',
+      due: 'DATE',
+      slot: 'TIME',
+      total: 'DECIMAL(12,2)',
+      change_op: 'VARCHAR',
+    });
+    const { types, rows } = await stage(
+      decoder,
+      columns,
+      raws,
+      `id, epoch_us(created)::VARCHAR AS created, epoch_ms(updated)::VARCHAR AS updated, epoch_us(seen)::VARCHAR AS seen, due::VARCHAR AS due, slot::VARCHAR AS slot, total::VARCHAR AS total, change_op`,
+    );
+    expect(types).toMatchObject({ id: 'int', created: 'timestamp', updated: 'timestamp', seen: 'timestamptz', due: 'date', slot: 'time', total: 'decimal(12, 2)', change_op: 'string' });
+    expect(rows).toEqual([
+      {
+        id: 9,
+        created: String(AT_MICROS),
+        updated: String(Math.floor(AT_MICROS / 1000)),
+        seen: String(AT_MICROS),
+        due: '2024-01-02',
+        slot: '03:04:05.123456',
+        total: '-1234567.89',
+        change_op: 'c',
+      },
+      expect.objectContaining({ total: '0.01', change_op: 'd' }),
+    ]);
+  });
+});
