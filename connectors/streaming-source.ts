@@ -54,7 +54,7 @@ export interface SourceRecord<V> extends TopicPartition {
  * Fields the engine adds to every staged row for the record's coordinates; a value with one of
  * them at its top level cannot be staged as it is.
  */
-export const RECORD_COORDINATE_FIELDS = ['_topic', '_partition', '_offset', '_timestamp', '_key'] as const;
+export const RECORD_COORDINATE_FIELDS = ['_kafka_topic', '_kafka_partition', '_kafka_offset', '_kafka_timestamp', '_kafka_key'] as const;
 
 /** A record that could not be decoded: everything needed to park it elsewhere and find it again. */
 export interface DeadLetterCandidate extends TopicPartition {

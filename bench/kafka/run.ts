@@ -82,7 +82,7 @@ const cpuAtEnd = cpuSeconds();
 const threadsAtEnd = cpuByThread();
 serve.kill('SIGTERM');
 const exit = await serve.exited;
-const landed = await readTable(pipeline, table, 'count(*) AS n, count(DISTINCT _key) AS keys');
+const landed = await readTable(pipeline, table, 'count(*) AS n, count(DISTINCT _kafka_key) AS keys');
 console.log(`thund serve: ${records} records in ${seconds.toFixed(1)} s = ${Math.round(records / seconds)} records/s; peak RSS ${(peakKiB / 1024).toFixed(0)} MiB; exit ${exit.code}`);
 console.log(`table rows ${String(landed.rows[0]?.['n'])}, distinct keys ${String(landed.rows[0]?.['keys'])}, batches ${serve.committedBatches()}`);
 const cpu = { total: cpuAtEnd.total - cpuAtStart.total, main: cpuAtEnd.main - cpuAtStart.main };

@@ -57,7 +57,7 @@ def main(argv: list[str]) -> int:
     session_seconds = time.perf_counter() - session_started
     try:
         spark.sql(
-            f"CREATE TABLE bench.kafka.events ({VALUE_SCHEMA}, _topic STRING, _partition INT, _offset BIGINT, _timestamp BIGINT, _key STRING) "
+            f"CREATE TABLE bench.kafka.events ({VALUE_SCHEMA}, _kafka_topic STRING, _kafka_partition INT, _kafka_offset BIGINT, _kafka_timestamp BIGINT, _kafka_key STRING) "
             "USING iceberg TBLPROPERTIES ('format-version'='2')"
         )
         reader = (
@@ -71,12 +71,12 @@ def main(argv: list[str]) -> int:
             reader = reader.option("maxOffsetsPerTrigger", str(args.max_offsets_per_trigger))
         rows = reader.load().select(
             F.from_json(F.col("value").cast("string"), VALUE_SCHEMA).alias("v"),
-            F.col("topic").alias("_topic"),
-            F.col("partition").alias("_partition"),
-            F.col("offset").alias("_offset"),
-            F.unix_millis(F.col("timestamp")).alias("_timestamp"),
-            F.col("key").cast("string").alias("_key"),
-        ).select("v.*", "_topic", "_partition", "_offset", "_timestamp", "_key")
+            F.col("topic").alias("_kafka_topic"),
+            F.col("partition").alias("_kafka_partition"),
+            F.col("offset").alias("_kafka_offset"),
+            F.unix_millis(F.col("timestamp")).alias("_kafka_timestamp"),
+            F.col("key").cast("string").alias("_kafka_key"),
+        ).select("v.*", "_kafka_topic", "_kafka_partition", "_kafka_offset", "_kafka_timestamp", "_kafka_key")
 
         started = time.perf_counter()
         query = (
@@ -97,7 +97,7 @@ def main(argv: list[str]) -> int:
         for p in progress:
             for key, value in p["durationMs"].items():
                 durations[key] = durations.get(key, 0) + int(value)
-        counted = spark.sql("SELECT count(*) AS n, count(DISTINCT _key) AS k FROM bench.kafka.events").collect()[0]
+        counted = spark.sql("SELECT count(*) AS n, count(DISTINCT _kafka_key) AS k FROM bench.kafka.events").collect()[0]
         print(json.dumps({
             "records": counted["n"],
             "distinct_keys": counted["k"],

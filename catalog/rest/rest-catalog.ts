@@ -6,6 +6,7 @@
  * called. Tables whose load response vends storage credentials get a VendedFileIO; the others
  * use the FileIO the caller gave.
  */
+import { checkNoMetadataColumnNames } from '../../src/iceberg/metadata-columns.js';
 import type { z } from 'zod';
 import { CommitStateUnknownError, InvalidInputError, NoSuchTableError, ThundError } from '../../src/errors.js';
 import type { FileIO } from '../../src/iceberg/file-io.js';
@@ -329,6 +330,7 @@ export class RestCatalog implements Catalog {
 
   private postCreate(identifier: TableIdentifier, request: CreateTableRequest, stage: boolean) {
     this.route(ENDPOINTS.createTable);
+    checkNoMetadataColumnNames(`Table ${formatIdentifier(identifier)}`, request.schema.fields);
     const body: Record<string, unknown> = {
       name: identifier.name,
       schema: schemaToJson(request.schema),

@@ -4,6 +4,7 @@
  * refresh and rebuild can fix (a stale sequence number or row id) are CommitConflictError;
  * requests that can never apply are IcebergFormatError. Both name the failing update.
  */
+import { checkNoMetadataColumnNames } from './metadata-columns.js';
 import { randomUUID } from 'node:crypto';
 import { CommitConflictError, IcebergFormatError } from '../errors.js';
 import { findField, highestFieldId } from './schema.js';
@@ -59,6 +60,7 @@ export function newTableMetadata(args: NewTableArgs): TableMetadata {
   const formatVersion = args.formatVersion ?? formatVersionProperty(properties['format-version']) ?? DEFAULT_FORMAT_VERSION;
   for (const key of RESERVED_PROPERTIES) delete properties[key];
   const schema: Schema = { ...args.schema, schemaId: 0 };
+  checkNoMetadataColumnNames(`New table at ${stripTrailingSlash(args.location)}`, schema.fields);
   const spec: PartitionSpec = { specId: 0, fields: args.partitionSpec?.fields ?? [] };
   const sortFields = args.sortOrder?.fields ?? [];
   const sortOrder: SortOrder = { orderId: sortFields.length === 0 ? 0 : 1, fields: sortFields };

@@ -6,6 +6,7 @@
  * keeps its values under the new name.
  */
 import { InvalidInputError } from '../errors.js';
+import { checkNoMetadataColumnNames } from './metadata-columns.js';
 import type { TableRequirement } from './requirements.js';
 import { highestFieldId } from './schema.js';
 import { matchByName } from './schema-evolution.js';
@@ -32,6 +33,7 @@ export interface SchemaUpdate {
  */
 export function schemaUpdate(metadata: TableMetadata, fields: readonly NestedField[], identifierFieldIds?: readonly number[]): SchemaUpdate {
   const current = currentSchema(metadata);
+  checkNoMetadataColumnNames(`Table at ${metadata.location}`, fields, new Set(current.fields.map((f) => f.name)));
   const next = { fields, identifierFieldIds: identifierFieldIds ?? current.identifierFieldIds };
   if (sameFields(current, next)) return { schema: current, updates: [], requirements: [] };
   const existing = metadata.schemas.find((s) => sameFields(s, next));

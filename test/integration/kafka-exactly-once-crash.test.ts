@@ -62,8 +62,8 @@ describe('thund serve under kill -9', () => {
     last.kill('SIGTERM');
     expect((await last.exited).code).toBe(0);
 
-    const landed = await readTable(pipeline, table, '_key');
-    const keys = landed.rows.map((r) => String(r['_key']));
+    const landed = await readTable(pipeline, table, '_kafka_key');
+    const keys = landed.rows.map((r) => String(r['_kafka_key']));
     expect(keys.length).toBe(TOTAL);
     expect(new Set(keys).size).toBe(TOTAL);
     expect(keyChecksum(keys)).toBe(keyChecksum(expectedKeys(0, TOTAL)));

@@ -49,8 +49,8 @@ describe('thund serve: two instances in one group', () => {
     expect(b.committedBatches()).toBeGreaterThan(0);
     expect(a.logs.some((l) => l['msg'] === 'partitions assigned' && Array.isArray(l['revoked']) && l['revoked'].length > 0)).toBe(true);
 
-    const landed = await readTable(pipeline, table, '_key');
-    const keys = landed.rows.map((r) => String(r['_key']));
+    const landed = await readTable(pipeline, table, '_kafka_key');
+    const keys = landed.rows.map((r) => String(r['_kafka_key']));
     expect(keys.length).toBe(TOTAL);
     expect(new Set(keys).size).toBe(TOTAL);
     expect(keyChecksum(keys)).toBe(keyChecksum(expectedKeys(0, TOTAL)));
@@ -80,8 +80,8 @@ describe('thund serve: two instances in one group', () => {
     expect((await b.exited).code).toBe(0);
     expect(b.logs.filter((l) => l['msg'] === 'partitions assigned').length).toBeGreaterThan(1);
 
-    const landed = await readTable(pipeline, table, '_key');
-    const keys = landed.rows.map((r) => String(r['_key']));
+    const landed = await readTable(pipeline, table, '_kafka_key');
+    const keys = landed.rows.map((r) => String(r['_kafka_key']));
     expect(keys.length).toBe(TOTAL);
     expect(new Set(keys).size).toBe(TOTAL);
     expect(keyChecksum(keys)).toBe(keyChecksum(expectedKeys(0, TOTAL)));

@@ -42,15 +42,15 @@ describe('thund serve: Kafka → Iceberg (REST catalog, MinIO)', () => {
     serve.kill('SIGTERM');
     expect(await serve.exited).toEqual({ code: 0, signal: null });
 
-    const landed = await readTable(pipeline, table, '_key, _partition, _offset, id');
-    const keys = landed.rows.map((r) => String(r['_key']));
+    const landed = await readTable(pipeline, table, '_kafka_key, _kafka_partition, _kafka_offset, id');
+    const keys = landed.rows.map((r) => String(r['_kafka_key']));
     expect(keys.length).toBe(total);
     expect(new Set(keys).size).toBe(total);
     expect(keyChecksum(keys)).toBe(keyChecksum(expectedKeys(0, total)));
     // The value's fields landed beside the coordinates: id i was produced with key k-i to partition i mod 6.
     for (const row of landed.rows.slice(0, 1000)) {
-      expect(row['_key']).toBe(`k-${String(row['id'])}`);
-      expect(Number(row['_partition'])).toBe(Number(row['id']) % 6);
+      expect(row['_kafka_key']).toBe(`k-${String(row['id'])}`);
+      expect(Number(row['_kafka_partition'])).toBe(Number(row['id']) % 6);
     }
     expect(landed.positions.list.map((p) => [p.partition, p.nextOffset]).sort((a, b) => Number(a[0]) - Number(b[0]))).toEqual(
       [0, 1, 2, 3, 4, 5].map((p) => [p, BigInt(Math.ceil((total - p) / 6))]),
@@ -73,11 +73,11 @@ describe('thund serve: Kafka → Iceberg (REST catalog, MinIO)', () => {
     serve.kill('SIGTERM');
     expect(await serve.exited).toEqual({ code: 0, signal: null });
     const stopped = serve.logs.find((l) => l['msg'] === 'thund serve stopped');
-    const landed = await readTable(pipeline, table, '_key');
+    const landed = await readTable(pipeline, table, '_kafka_key');
     expect(stopped?.['rows']).toBe(landed.rows.length);
     expect(landed.rows.length).toBeGreaterThan(0);
     expect(Number(positionTotal(landed.positions))).toBe(landed.rows.length);
-    expect(new Set(landed.rows.map((r) => r['_key'])).size).toBe(landed.rows.length);
+    expect(new Set(landed.rows.map((r) => r['_kafka_key'])).size).toBe(landed.rows.length);
   }, 180_000);
 
   it('sends undecodable, reserved-field and uncastable records to the dead-letter table with their offsets; the rest land', async () => {
@@ -90,7 +90,7 @@ describe('thund serve: Kafka → Iceberg (REST catalog, MinIO)', () => {
     const poison = new Map<string, { value: string; code: string }>([
       ['p-json', { value: '{"id": 1, broken', code: 'DECODE_FAILED' }],
       ['p-array', { value: '[1, 2, 3]', code: 'DECODE_FAILED' }],
-      ['p-reserved', { value: '{"id": 7, "_offset": 1}', code: 'FLOW_FAILED' }],
+      ['p-reserved', { value: '{"id": 7, "_kafka_offset": 1}', code: 'FLOW_FAILED' }],
       ['p-cast', { value: '{"id": 8, "code": "not-a-number"}', code: 'FLOW_FAILED' }],
     ]);
     // Partition 0: goods 0..99 with the poison records at offsets 10, 20, 30, 40; partition 1: goods only.
@@ -115,7 +115,7 @@ describe('thund serve: Kafka → Iceberg (REST catalog, MinIO)', () => {
       topic,
       group: unique('g'),
       table: tableName(table),
-      sql: 'SELECT _key, _partition, _offset, id, CAST(code AS INTEGER) AS code_number FROM kafka_records',
+      sql: 'SELECT _kafka_key, _kafka_partition, _kafka_offset, id, CAST(code AS INTEGER) AS code_number FROM kafka_records',
       commitIntervalMs: 1_000,
     });
     await serve.waitReady(60_000);
@@ -123,9 +123,9 @@ describe('thund serve: Kafka → Iceberg (REST catalog, MinIO)', () => {
     serve.kill('SIGTERM');
     expect((await serve.exited).code).toBe(0);
 
-    const landed = await readTable(pipeline, table, '_key, code_number');
-    expect(landed.rows.map((r) => String(r['_key'])).sort()).toEqual(expectedKeys(0, 150).sort());
-    expect(landed.rows.every((r) => r['_key'] === `k-${String(r['code_number'])}`)).toBe(true);
+    const landed = await readTable(pipeline, table, '_kafka_key, code_number');
+    expect(landed.rows.map((r) => String(r['_kafka_key'])).sort()).toEqual(expectedKeys(0, 150).sort());
+    expect(landed.rows.every((r) => r['_kafka_key'] === `k-${String(r['code_number'])}`)).toBe(true);
     const letters = await readTable(pipeline, dlq, `topic, "partition", "offset", decode("key") AS "key", decode("value") AS "value", code, reason`);
     const got = letters.rows
       .map((r) => ({ key: String(r['key']), partition: Number(r['partition']), offset: BigInt(String(r['offset'])), code: r['code'], topic: r['topic'] }))

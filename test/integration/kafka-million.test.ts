@@ -70,13 +70,13 @@ describe('thund serve: 1M records (REST catalog, MinIO)', () => {
       table,
       [
         'count(*) AS n',
-        'count(DISTINCT _key) AS distinct_keys',
-        'count(DISTINCT (_partition, _offset)) AS distinct_coordinates',
+        'count(DISTINCT _kafka_key) AS distinct_keys',
+        'count(DISTINCT (_kafka_partition, _kafka_offset)) AS distinct_coordinates',
         // keyChecksum's digest computed in DuckDB: sha256 over the sorted keys, one per line.
-        "sha256(string_agg(_key, chr(10) ORDER BY _key) || chr(10)) AS key_checksum",
-        "count(*) FILTER (WHERE _key <> 'k-' || id OR _partition <> id % 6 OR name <> 'customer-' || id) AS mismatched",
-        'list(DISTINCT _partition ORDER BY _partition) AS partitions',
-        'max(_offset) AS max_offset',
+        "sha256(string_agg(_kafka_key, chr(10) ORDER BY _kafka_key) || chr(10)) AS key_checksum",
+        "count(*) FILTER (WHERE _kafka_key <> 'k-' || id OR _kafka_partition <> id % 6 OR name <> 'customer-' || id) AS mismatched",
+        'list(DISTINCT _kafka_partition ORDER BY _kafka_partition) AS partitions',
+        'max(_kafka_offset) AS max_offset',
       ].join(', '),
     );
     console.log(`read back and checked in ${seconds(read)} s`);

@@ -20,11 +20,11 @@ export type JsonRecord = SourceRecord<Record<string, unknown>>;
 /** Columns every staged row has besides the value's fields. */
 export const RECORD_COLUMNS = RECORD_COORDINATE_FIELDS;
 const RECORD_COLUMN_TYPES: Readonly<Record<(typeof RECORD_COLUMNS)[number], string>> = {
-  _topic: 'VARCHAR',
-  _partition: 'INTEGER',
-  _offset: 'BIGINT',
-  _timestamp: 'BIGINT',
-  _key: 'VARCHAR',
+  _kafka_topic: 'VARCHAR',
+  _kafka_partition: 'INTEGER',
+  _kafka_offset: 'BIGINT',
+  _kafka_timestamp: 'BIGINT',
+  _kafka_key: 'VARCHAR',
 };
 
 export interface StagingRequest {
@@ -59,9 +59,9 @@ export function stagedLine(record: JsonRecord): string {
   return value.length <= 2 ? `${head}}` : `${head},${value.slice(1)}`;
 }
 
-/** `{"_topic":…,"_key":…` without the closing brace. */
+/** `{"_kafka_topic":…,"_kafka_key":…` without the closing brace. */
 function lineHead(record: JsonRecord, quotedTopic: string = JSON.stringify(record.topic)): string {
-  return `{"_topic":${quotedTopic},"_partition":${record.partition},"_offset":${record.offset},"_timestamp":${record.timestampMs},"_key":${quotedKey(record.key)}`;
+  return `{"_kafka_topic":${quotedTopic},"_kafka_partition":${record.partition},"_kafka_offset":${record.offset},"_kafka_timestamp":${record.timestampMs},"_kafka_key":${quotedKey(record.key)}`;
 }
 
 /** The key as a JSON string; printable ASCII without quotes or backslashes needs no escaping. */
@@ -95,7 +95,7 @@ export function stagedLines(records: readonly JsonRecord[]): StagedLines {
       continue;
     }
     let topicHead = topicHeads.get(record.topic);
-    if (topicHead === undefined) topicHeads.set(record.topic, (topicHead = Buffer.from(`{"_topic":${JSON.stringify(record.topic)},"_partition":`, 'utf8')));
+    if (topicHead === undefined) topicHeads.set(record.topic, (topicHead = Buffer.from(`{"_kafka_topic":${JSON.stringify(record.topic)},"_kafka_partition":`, 'utf8')));
     // The head is written as bytes, without building a string per record.
     out.all(topicHead);
     out.integer(record.partition);
@@ -123,9 +123,9 @@ export function stagedLines(records: readonly JsonRecord[]): StagedLines {
 }
 
 const MAX_SAFE_OFFSET = BigInt(Number.MAX_SAFE_INTEGER);
-const OFFSET_FIELD = Buffer.from(',"_offset":');
-const TIMESTAMP_FIELD = Buffer.from(',"_timestamp":');
-const KEY_FIELD = Buffer.from(',"_key":');
+const OFFSET_FIELD = Buffer.from(',"_kafka_offset":');
+const TIMESTAMP_FIELD = Buffer.from(',"_kafka_timestamp":');
+const KEY_FIELD = Buffer.from(',"_kafka_key":');
 const NULL_TEXT = Buffer.from('null');
 const QUOTE = 0x22;
 
@@ -256,7 +256,7 @@ export async function stageRecordsAsView(request: StagingRequest): Promise<Stage
     if (columns === undefined) options.push('sample_size = -1');
     else options.push(`columns = ${columnsStruct(columns)}`);
     await request.session.run(
-      `CREATE OR REPLACE VIEW ${quoteIdentifier(view)} AS SELECT * REPLACE (epoch_ms(_timestamp) AS _timestamp) FROM read_json(${quoteLiteral(file)}, ${options.join(', ')})`,
+      `CREATE OR REPLACE VIEW ${quoteIdentifier(view)} AS SELECT * REPLACE (epoch_ms(_kafka_timestamp) AS _kafka_timestamp) FROM read_json(${quoteLiteral(file)}, ${options.join(', ')})`,
     );
     return { view, release };
   } catch (error) {

@@ -24,10 +24,10 @@ describe('JSON decoder', () => {
   });
 
   it('decodes values the byte check does not vouch for, keeping their fetched bytes', () => {
-    const values = ['{"_offset": 1, "id": 2}', '{"a":\n1}', '{"\\u0061": 1}'];
+    const values = ['{"_kafka_offset": 1, "id": 2}', '{"a":\n1}', '{"\\u0061": 1}'];
     const batch = decodeRecords(new JsonDecoder(), values.map((v, i) => rawRecord(v, { offset: BigInt(i) })));
     expect(batch.records.map((r) => [r.json, r.value, r.raw?.toString('utf8')])).toEqual([
-      [undefined, { _offset: 1, id: 2 }, values[0]],
+      [undefined, { _kafka_offset: 1, id: 2 }, values[0]],
       [undefined, { a: 1 }, values[1]],
       [undefined, { a: 1 }, values[2]],
     ]);

@@ -21,7 +21,7 @@ describe('stageable JSON object check', () => {
       ' { } ',
       '{"a":1,"b":-0.5e+3,"c":"x\\"y\\\\z\\u00e9\\n","d":[true,false,null,[],{}],"e":{"f":{"g":[1,2,3]}}}',
       '\t{"name":"café ☕ 𝄞","_other":1,"n":0,"m":-12.25E-2}',
-      '{"offset":1,"topic":"t","nested":{"_offset":1}}',
+      '{"offset":1,"topic":"t","nested":{"_kafka_offset":1}}',
     ]) {
       expect(check(text), text).toBe(true);
       expect(parsesToObject(Buffer.from(text))).toBe(true);
@@ -50,8 +50,8 @@ describe('stageable JSON object check', () => {
       '{"a":"tab\there"}',
       '{"a":"\\x"}',
       '{"a":"\\u12G4"}',
-      '{"_offset":1}',
-      '{"id":1,"_key":"k"}',
+      '{"_kafka_offset":1}',
+      '{"id":1,"_kafka_key":"k"}',
       '{"\\u005foffset":1}',
       '{"a":1 "b":2}',
       `{"deep":${'['.repeat(70)}${']'.repeat(70)}}`,

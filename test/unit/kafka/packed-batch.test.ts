@@ -12,7 +12,7 @@ const messages: KafkaMessage[] = [
   { offset: '41', timestamp: '1764563000123', key: Buffer.from('k-1'), value: Buffer.from('{"a":1}'), headers: {}, attributes: 0 },
   { offset: '42', timestamp: '1764563000124', key: null, value: null, headers: { trace: [Buffer.from('t1'), Buffer.from('t2')], kind: Buffer.from('x') }, attributes: 0 },
   { offset: '43', timestamp: '1764563000125', key: Buffer.alloc(0), value: Buffer.from('[1,2]'), attributes: 0 },
-  { offset: '9007199254740993', timestamp: '1764563000126', key: Buffer.from('ü'), value: Buffer.from('{"_offset":3}'), attributes: 0 },
+  { offset: '9007199254740993', timestamp: '1764563000126', key: Buffer.from('ü'), value: Buffer.from('{"_kafka_offset":3}'), attributes: 0 },
 ] as KafkaMessage[];
 
 const batch = { topic: 'orders', partition: 5, fetchedOffset: '40', messages, lastOffset: () => '9007199254740995' } as unknown as Batch;

@@ -13,8 +13,8 @@ import type { DataFile } from '../../../src/iceberg/data-file.js';
 import { rawRecord } from '../kafka/records.js';
 
 const FIELDS: NestedField[] = [
-  { id: 1, name: '_offset', required: false, type: primitive('long') },
-  { id: 2, name: '_key', required: false, type: primitive('string') },
+  { id: 1, name: '_kafka_offset', required: false, type: primitive('long') },
+  { id: 2, name: '_kafka_key', required: false, type: primitive('string') },
   { id: 3, name: 'id', required: false, type: primitive('long') },
   { id: 4, name: 'name', required: false, type: primitive('string') },
 ];
@@ -43,7 +43,7 @@ function capture(): { rows: Array<Record<string, unknown>>; write: (query: strin
   return {
     rows,
     write: async (query) => {
-      rows.push(...(await session.queryJson(`SELECT * FROM (${query}) ORDER BY _offset`)));
+      rows.push(...(await session.queryJson(`SELECT * FROM (${query}) ORDER BY _kafka_offset`)));
       return [{ recordCount: BigInt(rows.length) } as DataFile];
     },
   };
@@ -58,10 +58,10 @@ describe('writing a batch straight from its staged file', () => {
     expect(result?.rows).toBe(4);
     expect(out.rows).toEqual([
       // BIGINT comes back as text: the int64 id keeps every digit.
-      { _offset: '0', _key: 'k-0', id: '9007199254740993', name: 'café' },
-      { _offset: '1', _key: 'k-1', id: null, name: null },
-      { _offset: '2', _key: 'k-2', id: '12', name: null },
-      { _offset: '3', _key: 'k-1', id: null, name: 'zé' },
+      { _kafka_offset: '0', _kafka_key: 'k-0', id: '9007199254740993', name: 'café' },
+      { _kafka_offset: '1', _kafka_key: 'k-1', id: null, name: null },
+      { _kafka_offset: '2', _kafka_key: 'k-2', id: '12', name: null },
+      { _kafka_offset: '3', _kafka_key: 'k-1', id: null, name: 'zé' },
     ]);
     expect(await readdir(tempDir)).toEqual([]);
   });

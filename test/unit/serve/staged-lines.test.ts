@@ -6,7 +6,7 @@ import { rawRecord } from '../kafka/records.js';
 
 describe('staged batch lines from fetched JSON bytes', () => {
   it('write the same objects as the decoded values would, one line per record', () => {
-    const values = ['{"id":1,"name":"café"}', ' {  } ', '{ "nested" : {"a":[1,2]} }\t', '{"_offset":5}', '{"big":9007199254740993}'];
+    const values = ['{"id":1,"name":"café"}', ' {  } ', '{ "nested" : {"a":[1,2]} }\t', '{"_kafka_offset":5}', '{"big":9007199254740993}'];
     const raws = values.map((v, i) =>
       rawRecord(v, { offset: i === 3 ? 2n ** 60n + 7n : BigInt(100 + i), timestampMs: i === 4 ? -5 : 1_764_000_000_000 + i, key: i === 1 ? null : Buffer.from(i === 2 ? 'k"é' : `k-${i}`) }),
     );
@@ -21,8 +21,8 @@ describe('staged batch lines from fetched JSON bytes', () => {
       expect(JSON.parse(lines[i] as string)).toEqual(JSON.parse(stagedLine(decoded[i] as JsonRecord)));
     }
     expect(lines[4]).toContain('"big":9007199254740993}');
-    expect(lines[4]).toContain('"_timestamp":-5,');
-    expect(lines[3]).toContain(`"_offset":${2n ** 60n + 7n},`);
-    expect(JSON.parse(lines[2] as string)).toMatchObject({ _topic: 'orders', _partition: 2, _offset: 102, _key: 'k"é', nested: { a: [1, 2] } });
+    expect(lines[4]).toContain('"_kafka_timestamp":-5,');
+    expect(lines[3]).toContain(`"_kafka_offset":${2n ** 60n + 7n},`);
+    expect(JSON.parse(lines[2] as string)).toMatchObject({ _kafka_topic: 'orders', _kafka_partition: 2, _kafka_offset: 102, _kafka_key: 'k"é', nested: { a: [1, 2] } });
   });
 });
