@@ -2,7 +2,7 @@
  * What in a graph a backend cannot run, per element, from its declared Capabilities, so a run
  * refuses up front (naming each element) instead of dropping semantics silently.
  */
-import { isTableDataset } from '../pipeline/ir/dataset.js';
+import { datasetExpectations, isTableDataset } from '../pipeline/ir/dataset.js';
 import type { PipelineGraph } from '../pipeline/ir/graph.js';
 import { formatOrigin } from '../pipeline/ir/origin.js';
 import type { Capabilities } from './exec-backend.js';
@@ -16,11 +16,9 @@ export function unsupportedElements(graph: PipelineGraph, capabilities: Capabili
       if (!capabilities.sourceFormats.includes(dataset.source.format)) found.push(`${at(dataset.origin)}: ${dataset.source.format} source ${dataset.name}`);
       if (dataset.watermark !== undefined && !capabilities.watermarks) found.push(`${at(dataset.origin)}: watermark of source ${dataset.name}`);
     }
-    if (dataset.kind !== 'source' && dataset.kind !== 'sink') {
-      for (const expectation of dataset.expectations) {
-        if (!capabilities.expectationActions.includes(expectation.action)) {
-          found.push(`${at(expectation.origin)}: expectation ${expectation.name} (${expectation.action}) of ${dataset.name}`);
-        }
+    for (const expectation of datasetExpectations(dataset)) {
+      if (!capabilities.expectationActions.includes(expectation.action)) {
+        found.push(`${at(expectation.origin)}: expectation ${expectation.name} (${expectation.action}) of ${dataset.name}`);
       }
     }
     if (isTableDataset(dataset) && dataset.table.partitioning.length > 0 && !capabilities.partitioning) {

@@ -177,7 +177,12 @@ export const DefinitionViewWire = strictObject(
 );
 
 export const DefinitionSinkWire = strictObject(
-  { format: text('format'), options: stringMap('options'), comment: text('comment').optional() },
+  {
+    format: text('format'),
+    options: stringMap('options'),
+    comment: text('comment').optional(),
+    expectations: z.record(z.string(), ExpectationWire).optional(),
+  },
   'a sink',
 );
 

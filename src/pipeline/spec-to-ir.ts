@@ -183,7 +183,18 @@ function toDefinition(wire: PipelineDefinitionWire, sourceName: string, yaml: Ya
     );
   }
   for (const [name, wireSink] of Object.entries(wire.sinks)) {
-    add(sink(name, { format: wireSink.format, options: wireSink.options, ...(wireSink.comment === undefined ? {} : { comment: wireSink.comment }) }, origins('sinks', name)));
+    add(
+      sink(
+        name,
+        {
+          format: wireSink.format,
+          options: wireSink.options,
+          ...(wireSink.comment === undefined ? {} : { comment: wireSink.comment }),
+          ...expectationsOf(wireSink.expectations),
+        },
+        origins('sinks', name),
+      ),
+    );
   }
   for (const [name, wireFlow] of Object.entries(wire.flows)) {
     const input = implicitFlow(wireFlow, defaultModes.get(wireFlow.target));

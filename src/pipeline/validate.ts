@@ -4,7 +4,7 @@
  * dependencies inferred from its SQL (infer-dependencies.ts) and are skipped for flows without.
  */
 import { findColumn, isOrderable, isTemporal, type DeclaredSchema } from './ir/column-types.js';
-import { describeDataset, isStreamableKind, isTableDataset, kindWords, type Dataset } from './ir/dataset.js';
+import { datasetExpectations, describeDataset, isStreamableKind, isTableDataset, kindWords, type Dataset } from './ir/dataset.js';
 import type { Flow } from './ir/flow.js';
 import { findDataset, flowsInto, nameKey, type PipelineGraph } from './ir/graph.js';
 import type { Origin } from './ir/origin.js';
@@ -41,9 +41,7 @@ function checkDuplicates(graph: PipelineGraph, report: Report): void {
   };
   firstOf(graph.datasets, (dataset) => kindWords(dataset.kind));
   firstOf(graph.flows, () => 'flow');
-  for (const dataset of graph.datasets) {
-    if (dataset.kind !== 'source' && dataset.kind !== 'sink') firstOf(dataset.expectations, () => `expectation of ${dataset.name}`);
-  }
+  for (const dataset of graph.datasets) firstOf(datasetExpectations(dataset), () => `expectation of ${dataset.name}`);
 }
 
 function checkTargets(graph: PipelineGraph, report: Report): void {

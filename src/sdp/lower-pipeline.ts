@@ -2,6 +2,7 @@
  * IR graph (with inferred reads) → an SDP project (spark-pipeline.yml, SQL and Python definition
  * files) and the lowering report naming what became of every dataset, flow and expectation.
  */
+import { datasetExpectations, describeDataset } from '../pipeline/ir/dataset.js';
 import { nameKey, type PipelineGraph } from '../pipeline/ir/graph.js';
 import type { SparkCatalogConfig } from './catalog-conf.js';
 import type { LoweringEntry, LoweringReport } from './lowering-report.js';
@@ -61,14 +62,16 @@ export function lowerPipeline(graph: PipelineGraph, options: LoweringOptions): L
   for (const dataset of graph.datasets) {
     const placed = placement.datasets.get(nameKey(dataset.name));
     entries.push(entry({ element: 'dataset', name: dataset.name, kind: dataset.kind, origin: dataset.origin }, placed, fileOfDataset.get(nameKey(dataset.name))));
-    if (dataset.kind === 'source' || dataset.kind === 'sink') continue;
-    for (const expectation of dataset.expectations) {
+    // A dataset with expectations is never mapped: its expectations go where it goes.
+    const refusedDataset = placed?.status === 'REFUSED';
+    for (const expectation of datasetExpectations(dataset)) {
+      const written = `expect${expectation.action === 'warn' ? '' : `_or_${expectation.action}`} (${expectation.condition}): OSS SDP has no expectations`;
       entries.push({
         element: 'expectation',
         name: `${dataset.name}.${expectation.name}`,
         kind: expectation.action,
-        status: 'RUN BY NATIVE',
-        reason: `expect${expectation.action === 'warn' ? '' : `_or_${expectation.action}`} (${expectation.condition}): OSS SDP has no expectations; ${dataset.name} runs in the native engine`,
+        status: refusedDataset ? 'REFUSED' : 'RUN BY NATIVE',
+        reason: refusedDataset ? `${written}, and ${describeDataset(dataset)} is refused` : `${written}; ${dataset.name} runs in the native engine`,
         notes: [],
         origin: expectation.origin,
       });

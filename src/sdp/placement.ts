@@ -6,7 +6,7 @@
  * native too, and so does a table one of whose flows is native (one engine writes a table). A
  * mapped flow may read a table the native engine lands: Spark reads it from the catalog.
  */
-import { isTableDataset, type Dataset, type SourceDataset, type TableDataset } from '../pipeline/ir/dataset.js';
+import { isTableDataset, type Dataset, type SinkDataset, type SourceDataset, type TableDataset } from '../pipeline/ir/dataset.js';
 import type { Flow } from '../pipeline/ir/flow.js';
 import { findDataset, flowsInto, nameKey, type PipelineGraph } from '../pipeline/ir/graph.js';
 import type { LoweringStatus } from './lowering-report.js';
@@ -27,6 +27,9 @@ export interface GraphPlacement {
   /** Sources read through STREAM() somewhere: lowered as streaming views. */
   readonly streamingSources: ReadonlySet<string>;
 }
+
+/** The sink format `thund run` publishes to (src/engine/graph/sink/kafka-sink-settings.ts). */
+const NATIVE_SINK_FORMAT = 'kafka';
 
 const mapped = (construct: string, notes: readonly string[] = []): Placement => ({ status: 'MAPPED', construct, notes });
 const native = (reason: string, notes: readonly string[] = []): Placement => ({ status: 'RUN BY NATIVE', reason, notes });
@@ -49,6 +52,7 @@ function placeDataset(graph: PipelineGraph, dataset: Dataset, streamingSources: 
     case 'source':
       return placeSource(dataset, streamingSources.has(nameKey(dataset.name)));
     case 'sink':
+      if (dataset.expectations.length > 0) return placeSinkWithExpectations(dataset);
       return mapped(`dp.create_sink(format=${dataset.format})`, ['SDP sinks take appended rows of streaming flows only']);
     case 'view':
     case 'temporary-view': {
@@ -109,6 +113,13 @@ function placeTable(graph: PipelineGraph, table: TableDataset): Placement {
   return mapped(construct);
 }
 
+/** SDP has no expectations; the native engine checks them, but publishes to format kafka sinks only. */
+function placeSinkWithExpectations(sink: SinkDataset): Placement {
+  const reason = expectationsReason(sink.expectations.length);
+  if (sink.format.toLowerCase() === NATIVE_SINK_FORMAT) return native(reason);
+  return refused(`${reason}, and the native engine publishes to format ${NATIVE_SINK_FORMAT} sinks only (this sink's format is ${sink.format})`);
+}
+
 function expectationsReason(count: number): string {
   return `${count} expectation${count === 1 ? '' : 's'}: OSS SDP has no expectations (expect / expect_or_drop / expect_or_fail are Databricks-only)`;
 }
@@ -136,8 +147,11 @@ function placeFlow(graph: PipelineGraph, flow: Flow, features: SdpFeatures): Pla
   const how = watermark === undefined ? '' : ` with WATERMARK ${watermark.column} DELAY OF INTERVAL ${watermark.delay.text}`;
   switch (target.kind) {
     case 'sink':
-      if (flow.outputMode !== 'append') return refused(`output mode ${flow.outputMode} into sink ${target.name}: SDP sinks take appended rows only, and the native engine runs no sink datasets today`);
-      if (streamReads === 0) return refused(`batch query into sink ${target.name}: SDP sinks take streaming flows only, and the native engine runs no sink datasets today`);
+      if (flow.outputMode !== 'append') return refused(`output mode ${flow.outputMode} into sink ${target.name}: SDP sinks take appended rows only, and so does the native engine`);
+      if (streamReads === 0) {
+        const why = `batch query into sink ${target.name}: SDP sinks take streaming flows only`;
+        return target.format === 'kafka' ? native(`${why}; the native engine publishes it in one Kafka transaction`) : refused(`${why}, and the native engine publishes only to kafka sinks`);
+      }
       return mapped(`@dp.append_flow(target=${target.name}) over spark.sql(…)${how}`, notes);
     case 'view':
     case 'temporary-view':

@@ -9,20 +9,18 @@
  */
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import avsc from 'avsc';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { TableIdentifier } from '../../catalog/catalog.js';
-import { encodeConfluentWire } from '../../connectors/kafka/confluent-wire.js';
+import type { ServeFlag } from '../../src/app/serve/serve-config.js';
 import { openCatalog } from '../../src/app/open-catalog.js';
 import { loadConnectionFile } from '../../src/app/serve/connection-file.js';
-import { serveSettings } from '../../src/app/serve/serve-config.js';
-import { serve } from '../../src/app/serve/serve-service.js';
 import { typeText } from '../../src/iceberg/schema.js';
 import { currentSchema } from '../../src/iceberg/snapshot-ancestry.js';
-import { embeddedPipelineFile, EoKafka, tableName, unique, waitForPositions } from './kafka-eo-support/eo-stack.js';
+import { embeddedPipelineFile, EoKafka, tableName, unique } from './kafka-eo-support/eo-stack.js';
 import { readTable } from './kafka-eo-support/landed-rows.js';
+import { serveUntilLanded, testServeSettings } from './kafka-eo-support/serve-in-process.js';
 import { readWithPyiceberg } from '../interop/pyiceberg.js';
-import { FakeSchemaRegistry } from '../unit/kafka/fake-schema-registry.js';
+import { AVRO_LOGICAL, avroDecimal, AvroWire, connectDecimal, connectType, debeziumEnvelopeSchema, decimalBytes, nullable, recordSchema } from '../unit/kafka/avro-wire.js';
 
 const kafka = new EoKafka();
 
@@ -30,47 +28,26 @@ afterAll(async () => {
   await kafka.close();
 });
 
-const EVENT = {
-  type: 'record',
-  name: 'Event',
-  namespace: 'shop',
-  fields: [
-    { name: 'id', type: 'long' },
-    { name: 'at', type: { type: 'long', logicalType: 'timestamp-micros' } },
-    { name: 'at_ms', type: ['null', { type: 'long', logicalType: 'timestamp-millis' }], default: null },
-    { name: 'local_at', type: { type: 'long', logicalType: 'local-timestamp-micros' } },
-    { name: 'day', type: { type: 'int', logicalType: 'date' } },
-    { name: 'clock', type: { type: 'long', logicalType: 'time-micros' } },
-    { name: 'price', type: { type: 'bytes', logicalType: 'decimal', precision: 20, scale: 2 } },
-    { name: 'ref', type: { type: 'string', logicalType: 'uuid' } },
-  ],
-};
+const EVENT = recordSchema('shop.Event', {
+  id: 'long',
+  at: AVRO_LOGICAL.timestampMicros,
+  at_ms: nullable(AVRO_LOGICAL.timestampMillis),
+  local_at: AVRO_LOGICAL.localTimestampMicros,
+  day: AVRO_LOGICAL.date,
+  clock: AVRO_LOGICAL.timeMicros,
+  price: avroDecimal(20, 2),
+  ref: AVRO_LOGICAL.uuid,
+});
 
 /** 2024-01-02T03:04:05.123456Z in microseconds since the epoch. */
 const AT = 1_704_164_645_123_456;
 /** 12345678901234567.89 unscaled: 20 digits, more than a double holds. */
 const PRICE = 1_234_567_890_123_456_789n;
 
-/** Big-endian two's complement in the fewest bytes, as Avro decimals are written. */
-function decimalBytes(unscaled: bigint): Buffer {
-  let length = 1;
-  while (unscaled >= 1n << BigInt(8 * length - 1) || unscaled < -(1n << BigInt(8 * length - 1))) length++;
-  const modulus = 1n << BigInt(8 * length);
-  return Buffer.from(((unscaled + modulus) % modulus).toString(16).padStart(length * 2, '0'), 'hex');
-}
-
-/** Runs serve in this process until the table's positions cover `records`, then stops it. */
-async function serveUntilLanded(pipeline: string, table: TableIdentifier, records: number, options: Record<string, string>, env: Readonly<Record<string, string>>): Promise<void> {
-  let stop: (reason: string) => void = () => undefined;
-  const settings = serveSettings({ 'kafka-brokers': kafka.brokers, group: unique('g'), table: tableName(table), 'http-port': '0', 'commit-interval-ms': '500', 'duckdb-threads': '1', 'session-timeout-ms': '6000', ...options }, {});
-  const done = serve({ pipelinePath: pipeline, settings, overrides: {}, logger: { log: () => undefined }, stopSignal: new Promise<string>((resolve) => (stop = resolve)), env });
-  done.catch(() => undefined);
-  try {
-    await waitForPositions(pipeline, table, records, 90_000);
-  } finally {
-    stop('test');
-    await done;
-  }
+/** Runs serve in this process, committing every 500 ms and reading the registry at `registryUrl`, until the table's positions cover `records`. */
+async function serveFromRegistry(pipeline: string, table: TableIdentifier, records: number, registryUrl: string, flags: Readonly<Partial<Record<ServeFlag, string>>>): Promise<void> {
+  const settings = testServeSettings(kafka.brokers, table, { 'commit-interval-ms': '500', 'schema-registry-url-env': 'IT_SR_URL', ...flags });
+  await serveUntilLanded(pipeline, table, records, settings, { IT_SR_URL: registryUrl });
 }
 
 /** The table's columns as Iceberg type text, read through the catalog. */
@@ -86,13 +63,12 @@ async function icebergTypes(pipeline: string, table: TableIdentifier): Promise<R
 
 describe('thund serve: Avro logical types land as Iceberg types', () => {
   it('creates timestamptz, timestamp, date, time, decimal(20, 2) and string columns with exact values', async () => {
-    const registry = new FakeSchemaRegistry(new Map([[31, { schema: EVENT }]]));
-    const url = await registry.start();
+    const wire = new AvroWire(new Map([[31, { schema: EVENT }]]));
+    const url = await wire.registry.start();
     try {
       const topic = unique('serve-avro-logical');
       const table = { namespace: [unique('lt')], name: 'events' };
       await kafka.createTopic(topic, 2);
-      const writer = avsc.Type.forSchema(EVENT as avsc.Schema);
       const events = Array.from({ length: 6 }, (_, i) => ({
         id: i,
         at: AT + i,
@@ -103,11 +79,11 @@ describe('thund serve: Avro logical types land as Iceberg types', () => {
         price: decimalBytes(i === 5 ? -PRICE : PRICE + BigInt(i)),
         ref: `123e4567-e89b-12d3-a456-42661417400${i}`,
       }));
-      const messages = events.map((e) => ({ partition: e.id % 2, key: `k-${e.id}`, value: encodeConfluentWire(31, writer.toBuffer(e)) }));
+      const messages = events.map((e) => ({ partition: e.id % 2, key: `k-${e.id}`, value: wire.encode(31, e) }));
       await (await kafka.producer()).send({ topic, messages, acks: -1 });
 
       const pipeline = embeddedPipelineFile();
-      await serveUntilLanded(pipeline, table, messages.length, { topic, 'value-format': 'avro', 'schema-registry-url-env': 'IT_SR_URL' }, { IT_SR_URL: url });
+      await serveFromRegistry(pipeline, table, messages.length, url, { topic, 'value-format': 'avro' });
 
       expect(await icebergTypes(pipeline, table)).toMatchObject({
         id: 'long',
@@ -161,34 +137,28 @@ describe('thund serve: Avro logical types land as Iceberg types', () => {
       });
       expect(py.rows.find((r) => r['id'] === 5)).toMatchObject({ at: '2024-01-02T03:04:05.123461+00:00', at_ms: '2024-01-02T03:04:05.118000+00:00', price: '-12345678901234567.89' });
     } finally {
-      await registry.stop();
+      await wire.registry.stop();
     }
   }, 180_000);
 
   it('adds a later schema version\'s decimal and date fields with their types when the table auto-evolves', async () => {
-    const v1 = { type: 'record', name: 'Tick', namespace: 'shop', fields: [{ name: 'id', type: 'long' }, { name: 'at', type: { type: 'long', logicalType: 'timestamp-micros' } }] };
-    const v2 = {
-      ...v1,
-      fields: [
-        ...v1.fields,
-        { name: 'price', type: ['null', { type: 'bytes', logicalType: 'decimal', precision: 20, scale: 2 }], default: null },
-        { name: 'day', type: ['null', { type: 'int', logicalType: 'date' }], default: null },
-      ],
-    };
-    const registry = new FakeSchemaRegistry(new Map([[51, { schema: v1 }], [52, { schema: v2 }]]));
-    const url = await registry.start();
+    const v1Fields = { id: 'long', at: AVRO_LOGICAL.timestampMicros };
+    const v1 = recordSchema('shop.Tick', v1Fields);
+    const v2 = recordSchema('shop.Tick', { ...v1Fields, price: nullable(avroDecimal(20, 2)), day: nullable(AVRO_LOGICAL.date) });
+    const wire = new AvroWire(new Map([[51, { schema: v1 }], [52, { schema: v2 }]]));
+    const url = await wire.registry.start();
     try {
       const topic = unique('serve-avro-evolve');
       const table = { namespace: [unique('lt')], name: 'ticks' };
       await kafka.createTopic(topic, 1);
-      const options = { topic, 'value-format': 'avro', 'schema-registry-url-env': 'IT_SR_URL', 'schema-auto-evolve': 'true' };
+      const flags = { topic, 'value-format': 'avro', 'schema-auto-evolve': 'true' };
       const pipeline = embeddedPipelineFile();
       const producer = await kafka.producer();
-      await producer.send({ topic, messages: [{ key: 'a', value: encodeConfluentWire(51, avsc.Type.forSchema(v1 as avsc.Schema).toBuffer({ id: 1, at: AT })) }], acks: -1 });
-      await serveUntilLanded(pipeline, table, 1, options, { IT_SR_URL: url });
-      const second = avsc.Type.forSchema(v2 as avsc.Schema).toBuffer({ id: 2, at: AT + 1, price: decimalBytes(PRICE), day: 19_724 });
-      await producer.send({ topic, messages: [{ key: 'b', value: encodeConfluentWire(52, second) }], acks: -1 });
-      await serveUntilLanded(pipeline, table, 2, options, { IT_SR_URL: url });
+      await producer.send({ topic, messages: [{ key: 'a', value: wire.encode(51, { id: 1, at: AT }) }], acks: -1 });
+      await serveFromRegistry(pipeline, table, 1, url, flags);
+      const second = wire.encode(52, { id: 2, at: AT + 1, price: decimalBytes(PRICE), day: 19_724 });
+      await producer.send({ topic, messages: [{ key: 'b', value: second }], acks: -1 });
+      await serveFromRegistry(pipeline, table, 2, url, flags);
 
       expect(await icebergTypes(pipeline, table)).toMatchObject({ id: 'long', at: 'timestamptz', price: 'decimal(20, 2)', day: 'date' });
       // The first data file predates the new columns: read through pyiceberg, which reads them as null there.
@@ -199,53 +169,33 @@ describe('thund serve: Avro logical types land as Iceberg types', () => {
         { id: 2, at: '2024-01-02T03:04:05.123457+00:00', price: '12345678901234567.89', day: '2024-01-02' },
       ]);
     } finally {
-      await registry.stop();
+      await wire.registry.stop();
     }
   }, 180_000);
 
   it('lands Debezium MicroTimestamp, ZonedTimestamp, Date and Connect Decimal from debezium-avro with their types', async () => {
-    const value = {
-      type: 'record',
-      name: 'Value',
-      namespace: 'shop.public.orders',
-      fields: [
-        { name: 'id', type: 'int' },
-        { name: 'created', type: { type: 'long', 'connect.version': 1, 'connect.name': 'io.debezium.time.MicroTimestamp' } },
-        { name: 'seen', type: ['null', { type: 'string', 'connect.version': 1, 'connect.name': 'io.debezium.time.ZonedTimestamp' }], default: null },
-        { name: 'due', type: { type: 'int', 'connect.version': 1, 'connect.name': 'io.debezium.time.Date' } },
-        {
-          name: 'total',
-          type: { type: 'bytes', scale: 2, precision: 20, 'connect.parameters': { scale: '2', 'connect.decimal.precision': '20' }, 'connect.name': 'org.apache.kafka.connect.data.Decimal', logicalType: 'decimal' },
-        },
-      ],
-    };
-    const envelope = {
-      type: 'record',
-      name: 'Envelope',
-      namespace: 'shop.public.orders',
-      fields: [
-        { name: 'before', type: ['null', value], default: null },
-        { name: 'after', type: ['null', 'Value'], default: null },
-        { name: 'op', type: 'string' },
-        { name: 'ts_ms', type: ['null', 'long'], default: null },
-      ],
-    };
-    const registry = new FakeSchemaRegistry(new Map([[41, { schema: envelope }]]));
-    const url = await registry.start();
+    const value = recordSchema('shop.public.orders.Value', {
+      id: 'int',
+      created: connectType('long', 'io.debezium.time.MicroTimestamp'),
+      seen: nullable(connectType('string', 'io.debezium.time.ZonedTimestamp')),
+      due: connectType('int', 'io.debezium.time.Date'),
+      total: connectDecimal(20, 2),
+    });
+    const wire = new AvroWire(new Map([[41, { schema: debeziumEnvelopeSchema(value) }]]), { wrapUnions: false });
+    const url = await wire.registry.start();
     try {
       const topic = unique('serve-dbz-logical');
       const table = { namespace: [unique('lt')], name: 'orders' };
       await kafka.createTopic(topic, 1);
-      const writer = avsc.Type.forSchema(envelope as avsc.Schema, { wrapUnions: false });
       const row = { id: 1, created: AT, seen: '2024-01-02T05:04:05.123456+02:00', due: 19_724, total: decimalBytes(PRICE) };
       const messages = [
-        { key: 'k1', value: encodeConfluentWire(41, writer.toBuffer({ before: null, after: row, op: 'c', ts_ms: 1 })) },
-        { key: 'k1', value: encodeConfluentWire(41, writer.toBuffer({ before: row, after: null, op: 'd', ts_ms: 2 })) },
+        { key: 'k1', value: wire.encode(41, { before: null, after: row, op: 'c', ts_ms: 1 }) },
+        { key: 'k1', value: wire.encode(41, { before: row, after: null, op: 'd', ts_ms: 2 }) },
       ];
       await (await kafka.producer()).send({ topic, messages, acks: -1 });
 
       const pipeline = embeddedPipelineFile();
-      await serveUntilLanded(pipeline, table, messages.length, { topic, 'value-format': 'debezium-avro', 'schema-registry-url-env': 'IT_SR_URL' }, { IT_SR_URL: url });
+      await serveFromRegistry(pipeline, table, messages.length, url, { topic, 'value-format': 'debezium-avro' });
 
       expect(await icebergTypes(pipeline, table)).toMatchObject({ id: 'int', created: 'timestamp', seen: 'timestamptz', due: 'date', total: 'decimal(20, 2)', _op: 'string' });
       const landed = await readTable(pipeline, table, `_op, epoch_us(created)::VARCHAR AS created, epoch_us(seen)::VARCHAR AS seen, due::VARCHAR AS due, total::VARCHAR AS total`);
@@ -255,7 +205,7 @@ describe('thund serve: Avro logical types land as Iceberg types', () => {
         { _op: 'd', ...expected },
       ]);
     } finally {
-      await registry.stop();
+      await wire.registry.stop();
     }
   }, 180_000);
 });

@@ -14,8 +14,6 @@ import { KafkaJsConsumerClient } from '../../connectors/kafka/kafkajs-consumer-c
 import { KafkaSource } from '../../connectors/kafka/kafka-source.js';
 import { openCatalog } from '../../src/app/open-catalog.js';
 import { loadConnectionFile } from '../../src/app/serve/connection-file.js';
-import { serveSettings } from '../../src/app/serve/serve-config.js';
-import { serve } from '../../src/app/serve/serve-service.js';
 import { DuckDbSession } from '../../src/duckdb/session.js';
 import { AUTO_EVOLVE_PROPERTY } from '../../src/engine/run-flow.js';
 import { MicroBatchLoop } from '../../src/engine/streaming/micro-batch-loop.js';
@@ -25,6 +23,7 @@ import { primitive } from '../../src/iceberg/types.js';
 import type { TableUpdate } from '../../src/iceberg/updates.js';
 import type { Catalog, TableIdentifier } from '../../catalog/catalog.js';
 import { embeddedPipelineFile, EoKafka, tableName, unique, waitForPositions } from './kafka-eo-support/eo-stack.js';
+import { startServe, testServeSettings } from './kafka-eo-support/serve-in-process.js';
 import { readWithPyiceberg } from '../interop/pyiceberg.js';
 import { localCatalog } from '../interop/quickstart-expected.js';
 import { dirname, join } from 'node:path';
@@ -49,31 +48,17 @@ async function landTwoBatches(autoEvolve: 'true' | undefined): Promise<{ pipelin
   const table = { namespace: [unique('evo')], name: 'events' };
   await kafka.createTopic(topic, 1);
   const pipeline = embeddedPipelineFile();
-  const settings = serveSettings(
-    {
-      'kafka-brokers': kafka.brokers,
-      topic,
-      group: unique('g'),
-      table: tableName(table),
-      'http-port': '0',
-      'commit-interval-ms': '300',
-      'duckdb-threads': '1',
-      'session-timeout-ms': '6000',
-      ...(autoEvolve === undefined ? {} : { 'schema-auto-evolve': autoEvolve }),
-    },
-    {},
-  );
-  let signal: (reason: string) => void = () => undefined;
-  const stopSignal = new Promise<string>((resolve) => (signal = resolve));
-  const done = serve({ pipelinePath: pipeline, settings, overrides: {}, logger: { log: (level, message, fields) => void (level === 'error' && console.error(message, fields)) }, stopSignal });
-  done.catch(() => undefined);
-  const producer = await kafka.producer();
-  await producer.send({ topic, acks: -1, messages: Array.from({ length: 10 }, (_, i) => ({ key: `k-${i}`, value: JSON.stringify({ id: i, name: `n-${i}` }) })) });
-  await waitForPositions(pipeline, table, 10, 60_000);
-  await producer.send({ topic, acks: -1, messages: Array.from({ length: 10 }, (_, j) => ({ key: `k-${10 + j}`, value: JSON.stringify({ id: 10 + j, name: `n-${10 + j}`, extra: j * 10, tag: `t-${j}` }) })) });
-  await waitForPositions(pipeline, table, 20, 60_000);
-  signal('test');
-  await done;
+  const settings = testServeSettings(kafka.brokers, table, { topic, 'commit-interval-ms': '300', ...(autoEvolve === undefined ? {} : { 'schema-auto-evolve': autoEvolve }) });
+  const running = startServe(pipeline, settings);
+  try {
+    const producer = await kafka.producer();
+    await producer.send({ topic, acks: -1, messages: Array.from({ length: 10 }, (_, i) => ({ key: `k-${i}`, value: JSON.stringify({ id: i, name: `n-${i}` }) })) });
+    await waitForPositions(pipeline, table, 10, 60_000);
+    await producer.send({ topic, acks: -1, messages: Array.from({ length: 10 }, (_, j) => ({ key: `k-${10 + j}`, value: JSON.stringify({ id: 10 + j, name: `n-${10 + j}`, extra: j * 10, tag: `t-${j}` }) })) });
+    await waitForPositions(pipeline, table, 20, 60_000);
+  } finally {
+    await running.stop();
+  }
   return { pipeline, table };
 }
 
@@ -83,7 +68,7 @@ describe('thund serve: schema evolution', () => {
     const metadata = await tableMetadata(pipeline, table);
     const fields = currentSchema(metadata).fields;
     expect(fields.map((f) => [f.name, f.required])).toEqual([
-      ['_topic', false], ['_partition', false], ['_offset', false], ['_timestamp', false], ['_key', false], ['id', false], ['name', false], ['extra', false], ['tag', false],
+      ['_kafka_topic', false], ['_kafka_partition', false], ['_kafka_offset', false], ['_kafka_timestamp', false], ['_kafka_key', false], ['id', false], ['name', false], ['extra', false], ['tag', false],
     ]);
     expect(fields.slice(-2).map((f) => f.type)).toEqual([primitive('long'), primitive('string')]);
     // One metadata version per snapshot: the schema did not get a commit of its own.
@@ -101,7 +86,7 @@ describe('thund serve: schema evolution', () => {
   it('keeps the schema without the property: the new fields are not written', async () => {
     const { pipeline, table } = await landTwoBatches(undefined);
     const metadata = await tableMetadata(pipeline, table);
-    expect(currentSchema(metadata).fields.map((f) => f.name)).toEqual(['_topic', '_partition', '_offset', '_timestamp', '_key', 'id', 'name']);
+    expect(currentSchema(metadata).fields.map((f) => f.name)).toEqual(['_kafka_topic', '_kafka_partition', '_kafka_offset', '_kafka_timestamp', '_kafka_key', 'id', 'name']);
     expect(metadata.schemas.length).toBe(1);
     const read = await readWithPyiceberg(localCatalog(join(dirname(pipeline), 'warehouse'), { table: tableName(table) }));
     expect(read.rows.map((r) => Number(r['id'])).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
@@ -156,7 +141,7 @@ describe('thund serve: schema evolution', () => {
     const { metadata } = await opened.catalog.loadTable(table);
     await opened.close();
     const fields = currentSchema(metadata).fields;
-    expect(fields.map((f) => f.name)).toEqual(['_topic', '_partition', '_offset', '_timestamp', '_key', 'id', 'name', 'other', 'extra', 'tag']);
+    expect(fields.map((f) => f.name)).toEqual(['_kafka_topic', '_kafka_partition', '_kafka_offset', '_kafka_timestamp', '_kafka_key', 'id', 'name', 'other', 'extra', 'tag']);
     expect(new Set(fields.map((f) => f.id)).size).toBe(fields.length);
     // Each batch landed once: one snapshot each, in the schema it was written with.
     expect(metadata.snapshots.length).toBe(2);

@@ -6,16 +6,13 @@
  * Debezium op in a column, undecodable records in the dead-letter table, and no secret in a log.
  */
 import { writeFileSync } from 'node:fs';
-import avsc from 'avsc';
 import { afterAll, describe, expect, it } from 'vitest';
 import { encodeConfluentWire } from '../../connectors/kafka/confluent-wire.js';
-import type { ServeSettings } from '../../src/app/serve/serve-config.js';
-import { serveSettings } from '../../src/app/serve/serve-config.js';
 import { loadServeFile } from '../../src/app/serve/serve-file.js';
-import { serve } from '../../src/app/serve/serve-service.js';
-import { embeddedPipelineFile, EoKafka, tableName, unique, waitForPositions } from './kafka-eo-support/eo-stack.js';
+import { embeddedPipelineFile, EoKafka, unique } from './kafka-eo-support/eo-stack.js';
 import { readTable } from './kafka-eo-support/landed-rows.js';
-import { FakeSchemaRegistry } from '../unit/kafka/fake-schema-registry.js';
+import { serveUntilLanded, testServeSettings } from './kafka-eo-support/serve-in-process.js';
+import { AvroWire, nullable, recordSchema } from '../unit/kafka/avro-wire.js';
 
 const kafka = new EoKafka();
 
@@ -23,90 +20,42 @@ afterAll(async () => {
   await kafka.close();
 });
 
-interface Running {
-  readonly logs: string[];
-  stop(): Promise<void>;
-}
-
-/** Starts serve in this process; stop() resolves its stop signal and waits until it returned. */
-function startServe(pipeline: string, settings: ServeSettings, env: Readonly<Record<string, string>>): Running {
-  const logs: string[] = [];
-  let signal: (reason: string) => void = () => undefined;
-  const stopSignal = new Promise<string>((resolve) => (signal = resolve));
-  const done = serve({
-    pipelinePath: pipeline,
-    settings,
-    overrides: {},
-    logger: { log: (level, message, fields) => logs.push(JSON.stringify({ level, message, ...fields }, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))) },
-    stopSignal,
-    env,
-  });
-  done.catch(() => undefined);
-  return {
-    logs,
-    stop: async () => {
-      signal('test');
-      await done;
-    },
-  };
-}
-
-const ORDER = {
-  type: 'record',
-  name: 'Order',
-  namespace: 'shop',
-  fields: [
-    { name: 'id', type: 'long' },
-    { name: 'customer', type: 'string' },
-    { name: 'note', type: ['null', 'string'], default: null },
-    { name: 'amount', type: 'double' },
-  ],
-};
+const ORDER = recordSchema('shop.Order', { id: 'long', customer: 'string', note: nullable('string'), amount: 'double' });
 
 describe('thund serve: Avro and Debezium values', () => {
   it('lands Confluent Avro values decoded through the schema registry; an unknown schema id is a dead letter', async () => {
-    const registry = new FakeSchemaRegistry(new Map([[7, { schema: ORDER }]]), { username: 'sr-user', password: 'sr-Pa55-secret' });
+    const wire = new AvroWire(new Map([[7, { schema: ORDER }]]), { credentials: { username: 'sr-user', password: 'sr-Pa55-secret' } });
+    const registry = wire.registry;
     const url = await registry.start();
     try {
       const topic = unique('serve-avro');
       const table = { namespace: [unique('fmt')], name: 'orders' };
       await kafka.createTopic(topic, 2);
-      const writer = avsc.Type.forSchema(ORDER as avsc.Schema);
       const orders = Array.from({ length: 40 }, (_, i) => ({ id: 2 ** 40 + i, customer: `c-${i}`, note: i % 3 === 0 ? null : `n-${i}`, amount: i * 0.5 }));
-      const messages = orders.map((o, i) => ({ partition: i % 2, key: `k-${o.id}`, value: encodeConfluentWire(7, writer.toBuffer(o)) }));
-      messages.push({ partition: 0, key: 'poison', value: encodeConfluentWire(99, writer.toBuffer({ id: 1, customer: 'x', note: null, amount: 1 })) });
+      const messages = orders.map((o, i) => ({ partition: i % 2, key: `k-${o.id}`, value: wire.encode(7, o) }));
+      // Written with the registered schema, but naming an id the registry does not have.
+      messages.push({ partition: 0, key: 'poison', value: encodeConfluentWire(99, wire.payload(7, { id: 1, customer: 'x', note: null, amount: 1 })) });
       await (await kafka.producer()).send({ topic, messages, acks: -1 });
 
       const pipeline = embeddedPipelineFile();
       const env = { IT_SR_URL: url, IT_SR_USER: 'sr-user', IT_SR_PASSWORD: 'sr-Pa55-secret' };
-      const settings = serveSettings(
-        {
-          'kafka-brokers': kafka.brokers,
-          topic,
-          group: unique('g'),
-          table: tableName(table),
-          'http-port': '0',
-          'commit-interval-ms': '500',
-          'duckdb-threads': '1',
-          'value-format': 'avro',
-          'schema-registry-url-env': 'IT_SR_URL',
-          'schema-registry-username-env': 'IT_SR_USER',
-          'schema-registry-password-env': 'IT_SR_PASSWORD',
-          'session-timeout-ms': '6000',
-        },
-        {},
-      );
-      const running = startServe(pipeline, settings, env);
-      await waitForPositions(pipeline, table, messages.length, 90_000);
-      await running.stop();
+      const settings = testServeSettings(kafka.brokers, table, {
+        topic,
+        'commit-interval-ms': '500',
+        'value-format': 'avro',
+        'schema-registry-url-env': 'IT_SR_URL',
+        'schema-registry-username-env': 'IT_SR_USER',
+        'schema-registry-password-env': 'IT_SR_PASSWORD',
+      });
+      const logs = await serveUntilLanded(pipeline, table, messages.length, settings, env);
 
-      const landed = await readTable(pipeline, table, 'id, customer, note, amount, _key');
+      const landed = await readTable(pipeline, table, 'id, customer, note, amount, _kafka_key');
       const rows = landed.rows.map((r) => ({ id: Number(r['id']), customer: r['customer'], note: r['note'], amount: r['amount'] })).sort((a, b) => a.id - b.id);
       expect(rows).toEqual(orders);
       const letters = await readTable(pipeline, { namespace: table.namespace, name: 'orders_dead_letters' }, 'code, reason, "offset"::INTEGER AS "offset", "partition"');
       expect(letters.rows).toEqual([{ code: 'DECODE_FAILED', reason: 'schema id 99 is not in the schema registry', offset: 20, partition: 0 }]);
       expect(registry.requests.filter((r) => r === 'GET /schemas/ids/7').length).toBe(1);
-      const logText = running.logs.join('\n');
+      const logText = logs.join('\n');
       expect(logText).toContain('"valueFormat":"avro"');
       expect(logText).not.toContain('sr-Pa55-secret');
       expect(logText).not.toContain(url.replace(/\/$/, ''));
@@ -134,25 +83,19 @@ describe('thund serve: Avro and Debezium values', () => {
     const pipeline = embeddedPipelineFile();
     writeFileSync(pipeline, ['catalog: { type: sql, warehouse: warehouse }', 'serve:', '  value_format: debezium', '  topic: ${IT_DBZ_TOPIC}', '  commit_interval_ms: 500', '  debezium_op_column: change_op', ''].join('\n'));
     const env = { IT_DBZ_TOPIC: topic };
-    const settings = serveSettings(
-      { 'kafka-brokers': kafka.brokers, group: unique('g'), table: tableName(table), 'http-port': '0', 'duckdb-threads': '1', 'session-timeout-ms': '6000' },
-      {},
-      await loadServeFile(pipeline, env),
-    );
+    const settings = testServeSettings(kafka.brokers, table, {}, await loadServeFile(pipeline, env));
     expect(settings).toMatchObject({ valueFormat: 'debezium-json', topic, commitIntervalMs: 500, debeziumOpColumn: 'change_op' });
-    const running = startServe(pipeline, settings, env);
-    await waitForPositions(pipeline, table, messages.length + 2, 90_000);
-    await running.stop();
+    const logs = await serveUntilLanded(pipeline, table, messages.length + 2, settings, env);
 
-    const landed = await readTable(pipeline, table, 'id, name, tier, change_op, "_offset"');
-    expect(landed.rows.map((r) => ({ ...r, id: Number(r['id']), _offset: Number(r['_offset']) })).sort((a, b) => a._offset - b._offset)).toEqual([
-      { id: 1, name: 'Ana', tier: 'gold', change_op: 'r', _offset: 0 },
-      { id: 2, name: 'Bo', tier: 'silver', change_op: 'c', _offset: 1 },
-      { id: 2, name: 'Bo', tier: 'gold', change_op: 'u', _offset: 2 },
-      { id: 1, name: 'Ana', tier: 'gold', change_op: 'd', _offset: 3 },
+    const landed = await readTable(pipeline, table, 'id, name, tier, change_op, "_kafka_offset"');
+    expect(landed.rows.map((r) => ({ ...r, id: Number(r['id']), _kafka_offset: Number(r['_kafka_offset']) })).sort((a, b) => a._kafka_offset - b._kafka_offset)).toEqual([
+      { id: 1, name: 'Ana', tier: 'gold', change_op: 'r', _kafka_offset: 0 },
+      { id: 2, name: 'Bo', tier: 'silver', change_op: 'c', _kafka_offset: 1 },
+      { id: 2, name: 'Bo', tier: 'gold', change_op: 'u', _kafka_offset: 2 },
+      { id: 1, name: 'Ana', tier: 'gold', change_op: 'd', _kafka_offset: 3 },
     ]);
     const letters = await readTable(pipeline, { namespace: table.namespace, name: 'customers_dead_letters' }, 'code, "offset"::INTEGER AS "offset"');
     expect(letters.rows).toEqual([{ code: 'DECODE_FAILED', offset: 6 }]);
-    expect(running.logs.join('\n')).toContain('"valueFormat":"debezium-json"');
+    expect(logs.join('\n')).toContain('"valueFormat":"debezium-json"');
   }, 180_000);
 });

@@ -10,74 +10,28 @@
  *    read_committed (the crashed batch's records are in the log, only read_uncommitted sees them);
  *  - an aggregation into a sink and a sink without a topic are refused, naming flow and sink.
  */
-import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Kafka, logLevel, type KafkaMessage } from 'kafkajs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KafkaJsProducerClient } from '../../connectors/kafka/kafkajs-producer-client.js';
 import type { ProducerClient, ProducerTransaction } from '../../connectors/kafka/producer-client.js';
-import { createParquetSourceConnector } from '../../connectors/parquet/parquet-source.js';
 import { openCatalog, type OpenedCatalog } from '../../src/app/open-catalog.js';
-import { NativeBackend } from '../../src/backend/native/native-backend.js';
-import type { RunEvent, RunResult } from '../../src/backend/run-event.js';
-import { DuckDbSession, quoteLiteral } from '../../src/duckdb/session.js';
-import { duckDbSqlParser } from '../../src/duckdb/sql-parser.js';
-import type { ProducerClientFactory, Published } from '../../src/engine/graph/sink/sink-flow-context.js';
-import { parseJson } from '../../src/iceberg/json.js';
-import { inferDependencies } from '../../src/pipeline/infer-dependencies.js';
-import { parsePipelineDefinition } from '../../src/pipeline/spec-to-ir.js';
-import { requireServiceEnv } from '../stack/service.js';
+import type { ProducerClientFactory } from '../../src/engine/graph/sink/sink-flow-context.js';
+import {
+  brokers,
+  byKeyOnce,
+  checkpointValue,
+  createTopic as createPrefixedTopic,
+  oracle as oracleOver,
+  readTopic,
+  runSinkSpec,
+  unique,
+  writeParquet,
+  type SinkRun,
+} from './kafka-support/sink-readback.js';
 
-const brokers = requireServiceEnv('THUND_TEST_KAFKA_BROKERS').split(',');
-const kafka = new Kafka({ clientId: 'thund-it-sink-flow', brokers, logLevel: logLevel.NOTHING });
-const unique = (prefix: string): string => `${prefix}-${randomUUID().slice(0, 8)}`;
-
-interface Read {
-  readonly key: string | null;
-  readonly value: Record<string, unknown>;
-  readonly headers: Record<string, string>;
-}
-
-async function createTopic(partitions: number): Promise<string> {
-  const topic = unique('thund-sink-flow');
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    await admin.createTopics({ topics: [{ topic, numPartitions: partitions, replicationFactor: 1 }], waitForLeaders: true });
-  } finally {
-    await admin.disconnect();
-  }
-  return topic;
-}
-
-/** Every record a fresh consumer reads within `quietMs` after the last one (and after at least `expected`). */
-async function readTopic(topic: string, expected: number, options: { readUncommitted?: boolean; quietMs?: number } = {}): Promise<Array<Read & { rawKey: string | null; rawValue: string }>> {
-  const consumer = kafka.consumer({ groupId: unique('sink-flow-reader'), readUncommitted: options.readUncommitted === true, maxWaitTimeInMs: 200 });
-  const read: Array<Read & { rawKey: string | null; rawValue: string }> = [];
-  let last = Date.now();
-  await consumer.connect();
-  await consumer.subscribe({ topic, fromBeginning: true });
-  await consumer.run({
-    eachMessage: async ({ message }) => {
-      read.push(decoded(message));
-      last = Date.now();
-    },
-  });
-  const deadline = Date.now() + 45_000;
-  while ((read.length < expected || Date.now() - last < (options.quietMs ?? 2_000)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  await consumer.disconnect();
-  return read;
-}
-
-function decoded(message: KafkaMessage): Read & { rawKey: string | null; rawValue: string } {
-  const headers: Record<string, string> = {};
-  for (const [key, value] of Object.entries(message.headers ?? {})) headers[key] = String(Array.isArray(value) ? value.join('|') : value?.toString('utf8'));
-  const rawValue = message.value?.toString('utf8') ?? 'null';
-  const rawKey = message.key?.toString('utf8') ?? null;
-  return { key: rawKey, rawKey, rawValue, value: parseJson(rawValue, 'record') as Record<string, unknown>, headers };
-}
+const createTopic = (partitions: number): Promise<string> => createPrefixedTopic('thund-sink-flow', partitions);
 
 /** A producer that "crashes" at its `crashAt`-th commit: the commit never reaches the broker and nothing is aborted. */
 class CrashingProducer implements ProducerClient {
@@ -123,12 +77,6 @@ class CrashingProducer implements ProducerClient {
   }
 }
 
-interface Ran {
-  readonly result: RunResult;
-  readonly events: RunEvent[];
-  readonly published: Published[];
-}
-
 let work: string;
 let opened: OpenedCatalog;
 let fileCount = 0;
@@ -143,51 +91,12 @@ afterEach(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-async function runSpec(spec: string, options: { fullRefresh?: boolean; producerClient?: ProducerClientFactory } = {}): Promise<Ran> {
-  const specPath = join(work, 'pipeline.yaml');
-  writeFileSync(specPath, spec);
-  const parsed = parsePipelineDefinition(spec, specPath);
-  if (!parsed.ok) throw new Error(parsed.problems.map((p) => p.message).join('\n'));
-  const session = await DuckDbSession.open({ threads: 1 });
-  const inferred = await inferDependencies(parsed.definition.graph, duckDbSqlParser(session)).finally(() => session.close());
-  if (inferred.problems.length > 0) throw new Error(inferred.problems.map((p) => p.message).join('\n'));
-  const sources = createParquetSourceConnector();
-  const published: Published[] = [];
-  try {
-    const backend = new NativeBackend({
-      catalog: opened.catalog,
-      io: opened.io,
-      sources,
-      onPublish: (_flow, what) => published.push(what),
-      ...(options.producerClient === undefined ? {} : { producerClient: options.producerClient }),
-    });
-    const handle = backend.run(inferred.graph, { fullRefresh: options.fullRefresh === true });
-    const events: RunEvent[] = [];
-    for await (const event of handle.events) events.push(event);
-    return { result: await handle.result, events, published };
-  } finally {
-    await sources.close();
-  }
-}
+const runSpec = (spec: string, options: { fullRefresh?: boolean; producerClient?: ProducerClientFactory } = {}): Promise<SinkRun> => runSinkSpec({ work, opened }, spec, options);
 
-async function addFile(select: string): Promise<void> {
-  const session = await DuckDbSession.open({ threads: 1 });
-  try {
-    await session.run(`COPY (${select}) TO ${quoteLiteral(join(work, 'data', `part-${String(fileCount++).padStart(4, '0')}.parquet`))} (FORMAT parquet)`);
-  } finally {
-    session.close();
-  }
-}
+const addFile = (select: string): Promise<void> => writeParquet(join(work, 'data', `part-${String(fileCount++).padStart(4, '0')}.parquet`), select);
 
 /** The independent oracle: a plain DuckDB query over every Parquet file of data/ (`{all}`). */
-async function oracle(select: string): Promise<Record<string, unknown>[]> {
-  const session = await DuckDbSession.open({ threads: 1 });
-  try {
-    return await session.queryJson(select.replaceAll('{all}', `read_parquet(${quoteLiteral(join(work, 'data', '*.parquet'))})`));
-  } finally {
-    session.close();
-  }
-}
+const oracle = (select: string): Promise<Record<string, unknown>[]> => oracleOver(join(work, 'data', '*.parquet'), select);
 
 const file = (from: number, to: number): string => `SELECT i::BIGINT AS id, 'name-' || i AS name, ['a', 'b', 'c'][i % 3 + 1] AS kind FROM range(${from}, ${to}) t(i)`;
 
@@ -218,22 +127,6 @@ flows:
 async function expectedStream(): Promise<Map<string, Record<string, unknown>>> {
   const rows = await oracle(`SELECT id::VARCHAR AS k, id, upper(kind) AS kind FROM {all} WHERE id % 5 <> 0 ORDER BY id`);
   return new Map(rows.map((row) => [String(row['k']), { id: Number(row['id']), kind: row['kind'] }]));
-}
-
-function byKeyOnce(read: readonly Read[]): Map<string, Record<string, unknown>> {
-  const map = new Map<string, Record<string, unknown>>();
-  for (const record of read) {
-    expect(map.has(String(record.key)), `key ${record.key} read twice`).toBe(false);
-    map.set(String(record.key), record.value);
-  }
-  return map;
-}
-
-async function checkpointValue(checkpointTopic: string, key: string): Promise<Record<string, unknown> | undefined> {
-  const read = await readTopic(checkpointTopic, 1, { quietMs: 1_500 });
-  const ours = read.filter((record) => record.rawKey === key);
-  const last = ours.at(-1);
-  return last === undefined ? undefined : (JSON.parse(last.rawValue) as Record<string, unknown>);
 }
 
 describe('flows into a Kafka sink (native engine, test stack broker)', () => {

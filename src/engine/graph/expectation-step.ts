@@ -5,7 +5,7 @@
  */
 import type { ExpectationCounts } from '../../backend/run-event.js';
 import type { DuckDbSession } from '../../duckdb/session.js';
-import type { TableDataset, ViewDataset } from '../../pipeline/ir/dataset.js';
+import type { SinkDataset, TableDataset, ViewDataset } from '../../pipeline/ir/dataset.js';
 import { applyExpectations } from '../operators/expectations.js';
 import { countRows } from '../operators/sql.js';
 import { quoteIdentifier } from '../../duckdb/session.js';
@@ -21,9 +21,10 @@ export interface CheckedOutput {
 /**
  * Checks the rows of table `input` against `dataset`'s expectations, writing the rows that pass
  * on to a new table `output`. A `fail` expectation with a failing row throws
- * ExpectationFailedError (naming it and one row); the caller then commits nothing of the batch.
+ * ExpectationFailedError (naming it and one row); the caller then commits (or publishes) nothing
+ * of the batch.
  */
-export async function checkExpectations(session: DuckDbSession, dataset: TableDataset | ViewDataset, input: string, output: string): Promise<CheckedOutput> {
+export async function checkExpectations(session: DuckDbSession, dataset: TableDataset | ViewDataset | SinkDataset, input: string, output: string): Promise<CheckedOutput> {
   if (dataset.expectations.length === 0) return { relation: input, counts: [] };
   const rows = await countRows(session, quoteIdentifier(input));
   const result = await applyExpectations(

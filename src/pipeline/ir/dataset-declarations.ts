@@ -46,6 +46,7 @@ export interface SinkInput {
   readonly format: string;
   readonly options?: Readonly<Record<string, string>>;
   readonly comment?: string;
+  readonly expectations?: ExpectationsInput;
 }
 
 export interface Declared {
@@ -106,6 +107,7 @@ export function sink(name: string, input: SinkInput, origins: ElementOrigins): D
     ...optional('comment', input.comment),
     format: input.format,
     options: { ...(input.options ?? {}) },
+    expectations: expectations(input.expectations, origins),
     origin: origins.element,
   };
   return { dataset };

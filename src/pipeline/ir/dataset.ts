@@ -76,12 +76,17 @@ export interface SinkDataset extends DatasetBase {
   readonly kind: 'sink';
   readonly format: string;
   readonly options: Readonly<Record<string, string>>;
+  /** Checked on each flow output before it is published: drop leaves rows out, fail publishes nothing. */
+  readonly expectations: readonly Expectation[];
 }
 
 export type Dataset = SourceDataset | TableDataset | ViewDataset | SinkDataset;
 
 export const isTableDataset = (dataset: Dataset): dataset is TableDataset =>
   dataset.kind === 'streaming-table' || dataset.kind === 'materialized-view';
+
+/** The dataset's expectations; a source has none (it is read as it is). */
+export const datasetExpectations = (dataset: Dataset): readonly Expectation[] => (dataset.kind === 'source' ? [] : dataset.expectations);
 
 /** Datasets whose rows a flow may read with STREAM(): append-only by nature. */
 export const isStreamableKind = (kind: DatasetKind): boolean => kind === 'source' || kind === 'streaming-table';

@@ -7,9 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../src/errors.js';
 import { newTableMetadata } from '../../../src/iceberg/metadata-builder.js';
 import { schemaUpdate } from '../../../src/iceberg/schema-update.js';
-import type { NestedField } from '../../../src/iceberg/types.js';
+import { primitive, type NestedField } from '../../../src/iceberg/types.js';
 
-const field = (id: number, name: string): NestedField => ({ id, name, required: false, type: 'long' });
+const field = (id: number, name: string): NestedField => ({ id, name, required: false, type: primitive('long') });
 const create = (fields: NestedField[]) => newTableMetadata({ location: 'file:///w/lake/t', schema: { schemaId: 0, identifierFieldIds: [], fields } });
 
 describe('metadata column names', () => {

@@ -1,31 +1,17 @@
-import avsc from 'avsc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfluentAvroDecoder } from '../../../connectors/kafka/avro-decoder.js';
 import { encodeConfluentWire } from '../../../connectors/kafka/confluent-wire.js';
 import { decodeRecords } from '../../../connectors/kafka/record-decoder.js';
 import { basicAuthFromEnv, SchemaRegistryClient, SchemaRegistryError } from '../../../connectors/kafka/schema-registry-client.js';
 import { InvalidInputError } from '../../../src/errors.js';
-import { FakeSchemaRegistry } from './fake-schema-registry.js';
+import { AvroWire, nullable, recordSchema } from './avro-wire.js';
 import { rawRecord } from './records.js';
 
-const ORDER_SCHEMA = {
-  type: 'record',
-  name: 'Order',
-  namespace: 'shop',
-  fields: [
-    { name: 'id', type: 'long' },
-    { name: 'customer', type: 'string' },
-    { name: 'note', type: ['null', 'string'], default: null },
-    { name: 'amount', type: 'double' },
-  ],
-};
+const ORDER_SCHEMA = recordSchema('shop.Order', { id: 'long', customer: 'string', note: nullable('string'), amount: 'double' });
 const ORDER_V2_SCHEMA = { ...ORDER_SCHEMA, fields: [...ORDER_SCHEMA.fields, { name: 'paid', type: 'boolean', default: false }] };
-// The writer side encodes with plain avsc (number longs), independent of the decoder's bigint longs.
-const orderV1 = avsc.Type.forSchema(ORDER_SCHEMA as avsc.Schema);
-const orderV2 = avsc.Type.forSchema(ORDER_V2_SCHEMA as avsc.Schema);
 
 const env = { SR_USER: 'thund', SR_PASSWORD: 's3cret-pw' };
-const registry = new FakeSchemaRegistry(
+const wire = new AvroWire(
   new Map([
     [1, { schema: ORDER_SCHEMA }],
     [2, { schema: ORDER_V2_SCHEMA, schemaType: 'AVRO' }],
@@ -33,8 +19,9 @@ const registry = new FakeSchemaRegistry(
     [4, { schema: 'syntax = "proto3";', schemaType: 'PROTOBUF' }],
     [5, { schema: ORDER_SCHEMA, references: [{ name: 'shop.Money', subject: 'money', version: 1 }] }],
   ]),
-  { username: 'thund', password: 's3cret-pw' },
+  { credentials: { username: 'thund', password: 's3cret-pw' } },
 );
+const registry = wire.registry;
 let url: string;
 
 beforeAll(async () => {
@@ -64,18 +51,14 @@ function client(): SchemaRegistryClient {
   return new SchemaRegistryClient({ url, ...(auth === undefined ? {} : { auth }) });
 }
 
-function avroRecord(schemaId: number, type: avsc.Type, value: unknown, offset: bigint): ReturnType<typeof rawRecord> {
-  return rawRecord(encodeConfluentWire(schemaId, type.toBuffer(value)), { offset });
-}
-
 describe('Confluent Avro decoder', () => {
   it('decodes records of two schema versions, fetching each schema once with basic auth', async () => {
     registry.requests.length = 0;
     const decoder = new ConfluentAvroDecoder(client());
     const first = [
-      rawRecord(encodeConfluentWire(1, withLongFirst(BIG_ID, orderV1.toBuffer({ id: 0, customer: 'ann', note: null, amount: 12.5 }))), { offset: 1n }),
-      avroRecord(2, orderV2, { id: 2, customer: 'bob', note: 'gift', amount: 3, paid: true }, 2n),
-      avroRecord(1, orderV1, { id: 3, customer: 'cy', note: 'x', amount: 0 }, 3n),
+      rawRecord(encodeConfluentWire(1, withLongFirst(BIG_ID, wire.payload(1, { id: 0, customer: 'ann', note: null, amount: 12.5 }))), { offset: 1n }),
+      wire.record(2, { id: 2, customer: 'bob', note: 'gift', amount: 3, paid: true }, 2n),
+      wire.record(1, { id: 3, customer: 'cy', note: 'x', amount: 0 }, 3n),
     ];
     await decoder.prepare(first);
     const batch = decodeRecords(decoder, first);
@@ -85,7 +68,7 @@ describe('Confluent Avro decoder', () => {
       { id: 2n, customer: 'bob', note: 'gift', amount: 3, paid: true },
       { id: 3n, customer: 'cy', note: 'x', amount: 0 },
     ]);
-    const second = [avroRecord(2, orderV2, { id: 4, customer: 'di', note: null, amount: 1, paid: false }, 4n)];
+    const second = [wire.record(2, { id: 4, customer: 'di', note: null, amount: 1, paid: false }, 4n)];
     await decoder.prepare(second);
     expect(decodeRecords(decoder, second).records[0]?.value['customer']).toBe('di');
     expect(registry.requests.sort()).toEqual(['GET /schemas/ids/1', 'GET /schemas/ids/2']);
@@ -103,18 +86,18 @@ describe('Confluent Avro decoder', () => {
 
   it('makes records it cannot decode dead-letter candidates with their offsets and reasons, and decodes the rest', async () => {
     const decoder = new ConfluentAvroDecoder(client());
-    const good = orderV1.toBuffer({ id: 1, customer: 'ok', note: null, amount: 1 });
+    const good = wire.payload(1, { id: 1, customer: 'ok', note: null, amount: 1 });
     const records = [
-      avroRecord(1, orderV1, { id: 1, customer: 'ok', note: null, amount: 1 }, 10n),
+      wire.record(1, { id: 1, customer: 'ok', note: null, amount: 1 }, 10n),
       rawRecord(encodeConfluentWire(99, good), { offset: 11n }),
       rawRecord(Buffer.concat([Buffer.from([1, 0, 0, 0, 1]), good]), { offset: 12n }),
       rawRecord(Buffer.from([0, 0]), { offset: 13n }),
       rawRecord(encodeConfluentWire(1, good.subarray(0, good.length - 3)), { offset: 14n }),
-      rawRecord(encodeConfluentWire(3, avsc.Type.forSchema('string').toBuffer('plain')), { offset: 15n }),
+      wire.record(3, 'plain', 15n),
       rawRecord(encodeConfluentWire(4, Buffer.from([8, 1])), { offset: 16n }),
       rawRecord(encodeConfluentWire(5, good), { offset: 17n }),
       rawRecord(null, { offset: 18n }),
-      avroRecord(1, orderV1, { id: 2, customer: 'also ok', note: null, amount: 2 }, 19n),
+      wire.record(1, { id: 2, customer: 'also ok', note: null, amount: 2 }, 19n),
     ];
     await decoder.prepare(records);
     const batch = decodeRecords(decoder, records);
@@ -139,7 +122,7 @@ describe('Confluent Avro decoder', () => {
     registry.failing.set(1, 503);
     try {
       const decoder = new ConfluentAvroDecoder(client());
-      const error = await decoder.prepare([avroRecord(1, orderV1, { id: 1, customer: 'x', note: null, amount: 1 }, 1n)]).then(
+      const error = await decoder.prepare([wire.record(1, { id: 1, customer: 'x', note: null, amount: 1 }, 1n)]).then(
         () => undefined,
         (e: unknown) => e,
       );

@@ -4,15 +4,19 @@
  * last committed checkpoint record, read after the flow's producer fenced any older one, so a
  * crash before a commit leaves neither the batch's rows nor its positions visible and the next
  * run publishes the batch again; a crash after it finds the positions moved. --full-refresh
- * starts the positions over: records already published stay in the topic.
+ * starts the positions over: records already published stay in the topic. The sink's
+ * expectations are checked on each micro-batch before its transaction begins: drop leaves rows
+ * out, fail publishes nothing of that batch and moves no position (batches before it stay).
  */
 import type { FlowCounts } from '../../../backend/run-event.js';
 import { quoteIdentifier } from '../../../duckdb/session.js';
+import { addExpectationCounts } from '../expectation-step.js';
 import { StatelessStage } from '../streaming/flow-stage.js';
 import { pendingFileBatches, type PendingBatch } from '../streaming/pending-batches.js';
 import { KafkaFlowOutput } from './kafka-flow-output.js';
 import type { KafkaSinkSettings } from './kafka-sink-settings.js';
 import type { StreamPositions } from './sink-checkpoint.js';
+import { checkSinkExpectations } from './sink-expectations.js';
 import type { SinkFlowContext, SinkFlowOutcome } from './sink-flow-context.js';
 import { planSinkStream, type SinkStreamPlan } from './sink-streaming-plan.js';
 
@@ -34,7 +38,7 @@ export async function runSinkStreamingFlow(context: SinkFlowContext, settings: K
     let batches = restored?.batches ?? 0;
     let positions: StreamPositions = Object.fromEntries(plan.inputs.map(({ input }) => [input.name, restored?.positions[input.name] ?? []]));
     const stage = new StatelessStage(session, flow.name, plan.sql, `${prefix}__out`);
-    relations.push(`${prefix}__out`);
+    relations.push(`${prefix}__out`, `${prefix}__checked`);
     let totals: FlowCounts = { rowsRead: 0, rowsWritten: 0, lateRows: 0, expectations: [] };
     for (const batch of await pendingBatches(context, settings, plan, positions)) {
       if (context.signal?.aborted === true) break;
@@ -47,12 +51,18 @@ export async function runSinkStreamingFlow(context: SinkFlowContext, settings: K
         inputs.set(key, relation);
       }
       const staged = await stage.process(inputs);
+      const checked = await checkSinkExpectations(context, staged.output, `${prefix}__checked`, 'micro-batch');
       const next: StreamPositions = Object.fromEntries(Object.entries(positions).map(([name, items]) => [name, [...items, ...(batch.get(name) ?? [])]]));
-      const records = await output.publish(session, staged.output, { batches: batches + 1, positions: next });
+      const records = await output.publish(session, checked.relation, { batches: batches + 1, positions: next });
       positions = next;
       batches += 1;
-      const counts: FlowCounts = { rowsRead, rowsWritten: records, lateRows: 0, expectations: [] };
-      totals = { ...totals, rowsRead: totals.rowsRead + rowsRead, rowsWritten: totals.rowsWritten + records };
+      const counts: FlowCounts = { rowsRead, rowsWritten: records, lateRows: 0, expectations: checked.counts };
+      totals = {
+        ...totals,
+        rowsRead: totals.rowsRead + rowsRead,
+        rowsWritten: totals.rowsWritten + records,
+        expectations: addExpectationCounts(totals.expectations, checked.counts),
+      };
       context.progress(batches, counts);
     }
     return { counts: totals, published: { sink: context.target.name, topic: output.topic, records: totals.rowsWritten } };

@@ -8,55 +8,39 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import avsc from 'avsc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfluentAvroDecoder } from '../../../../connectors/kafka/avro-decoder.js';
 import { compileAvroSchema, columnTypesOf } from '../../../../connectors/kafka/avro-logical-schema.js';
-import { encodeConfluentWire } from '../../../../connectors/kafka/confluent-wire.js';
 import { DebeziumRowDecoder } from '../../../../connectors/kafka/debezium-row-decoder.js';
 import { JsonSafeDecoder } from '../../../../connectors/kafka/json-safe-values.js';
 import { decodeRecords, type RecordDecoder } from '../../../../connectors/kafka/record-decoder.js';
+import type { RawRecord } from '../../../../connectors/kafka/raw-record.js';
 import { SchemaRegistryClient } from '../../../../connectors/kafka/schema-registry-client.js';
 import { DuckDbSession } from '../../../../src/duckdb/session.js';
 import { stageRecords, type JsonRecord } from '../../../../src/engine/streaming/batch-staging.js';
 import { schemaFromColumns } from '../../../../src/engine/streaming/target-tables.js';
 import { typeText } from '../../../../src/iceberg/schema.js';
-import { FakeSchemaRegistry } from '../../kafka/fake-schema-registry.js';
-import { rawRecord } from '../../kafka/records.js';
+import { AVRO_LOGICAL, avroDecimal, AvroWire, connectDecimal, connectType, debeziumEnvelopeSchema, decimalBytes, nullable, recordSchema } from '../../kafka/avro-wire.js';
 
-const EVENT_SCHEMA = {
-  type: 'record',
-  name: 'Event',
-  namespace: 'shop',
-  fields: [
-    { name: 'id', type: 'long' },
-    { name: 'at_micros', type: { type: 'long', logicalType: 'timestamp-micros' } },
-    { name: 'at_millis', type: ['null', { type: 'long', logicalType: 'timestamp-millis' }], default: null },
-    { name: 'local_micros', type: { type: 'long', logicalType: 'local-timestamp-micros' } },
-    { name: 'local_millis', type: { type: 'long', logicalType: 'local-timestamp-millis' } },
-    { name: 'day', type: { type: 'int', logicalType: 'date' } },
-    { name: 'clock_millis', type: { type: 'int', logicalType: 'time-millis' } },
-    { name: 'clock_micros', type: { type: 'long', logicalType: 'time-micros' } },
-    { name: 'price', type: { type: 'bytes', logicalType: 'decimal', precision: 20, scale: 2 } },
-    { name: 'ratio', type: { type: 'fixed', name: 'Ratio', size: 4, logicalType: 'decimal', precision: 9, scale: 4 } },
-    { name: 'huge', type: { type: 'bytes', logicalType: 'decimal', precision: 40, scale: 0 } },
-    { name: 'ref', type: { type: 'string', logicalType: 'uuid' } },
-    { name: 'ref_fixed', type: { type: 'fixed', name: 'Uuid16', size: 16, logicalType: 'uuid' } },
-    // A logicalType on the wrong base type is ignored (Avro spec): a plain int.
-    { name: 'not_a_timestamp', type: { type: 'int', logicalType: 'timestamp-millis' } },
-    { name: 'stops', type: { type: 'array', items: { type: 'int', logicalType: 'date' } } },
-    { name: 'span', type: { type: 'record', name: 'Span', fields: [{ name: 'start', type: { type: 'long', logicalType: 'timestamp-micros' } }, { name: 'label', type: 'string' }] } },
-  ],
-};
-
-/** Big-endian two's complement in the fewest bytes, as Avro decimals are written. */
-function decimalBytes(unscaled: bigint, size?: number): Buffer {
-  let length = size ?? 1;
-  while (size === undefined && (unscaled >= 1n << BigInt(8 * length - 1) || unscaled < -(1n << BigInt(8 * length - 1)))) length++;
-  const modulus = 1n << BigInt(8 * length);
-  const hex = ((unscaled + modulus) % modulus).toString(16).padStart(length * 2, '0');
-  return Buffer.from(hex, 'hex');
-}
+const EVENT_SCHEMA = recordSchema('shop.Event', {
+  id: 'long',
+  at_micros: AVRO_LOGICAL.timestampMicros,
+  at_millis: nullable(AVRO_LOGICAL.timestampMillis),
+  local_micros: AVRO_LOGICAL.localTimestampMicros,
+  local_millis: AVRO_LOGICAL.localTimestampMillis,
+  day: AVRO_LOGICAL.date,
+  clock_millis: AVRO_LOGICAL.timeMillis,
+  clock_micros: AVRO_LOGICAL.timeMicros,
+  price: avroDecimal(20, 2),
+  ratio: { type: 'fixed', name: 'Ratio', size: 4, logicalType: 'decimal', precision: 9, scale: 4 },
+  huge: avroDecimal(40, 0),
+  ref: AVRO_LOGICAL.uuid,
+  ref_fixed: { type: 'fixed', name: 'Uuid16', size: 16, logicalType: 'uuid' },
+  // A logicalType on the wrong base type is ignored (Avro spec): a plain int.
+  not_a_timestamp: { type: 'int', logicalType: 'timestamp-millis' },
+  stops: { type: 'array', items: AVRO_LOGICAL.date },
+  span: recordSchema('Span', { start: AVRO_LOGICAL.timestampMicros, label: 'string' }),
+});
 
 // 2024-01-02T03:04:05.123456Z: 19724 days after the epoch plus 3 h 4 min 5.123456 s.
 const AT_MICROS = 19_724 * 86_400_000_000 + 11_045_123_456;
@@ -84,35 +68,29 @@ function event(id: number, overrides: Record<string, unknown> = {}): Record<stri
   };
 }
 
-const writer = avsc.Type.forSchema(EVENT_SCHEMA as avsc.Schema);
 /** A newer version: price gains precision, a timestamp field is added. */
 const EVENT_V2_SCHEMA = {
   ...EVENT_SCHEMA,
   fields: [
-    ...EVENT_SCHEMA.fields.map((f) => (f.name === 'price' ? { name: 'price', type: { type: 'bytes', logicalType: 'decimal', precision: 24, scale: 2 } } : f)),
-    { name: 'shipped', type: ['null', { type: 'long', logicalType: 'timestamp-millis' }], default: null },
+    ...EVENT_SCHEMA.fields.map((f) => (f.name === 'price' ? { name: 'price', type: avroDecimal(24, 2) } : f)),
+    { name: 'shipped', type: ['null', AVRO_LOGICAL.timestampMillis], default: null },
   ],
 };
-const writerV2 = avsc.Type.forSchema(EVENT_V2_SCHEMA as avsc.Schema);
-const registry = new FakeSchemaRegistry(new Map([[11, { schema: EVENT_SCHEMA }], [12, { schema: EVENT_V2_SCHEMA }]]));
+const eventWire = new AvroWire(new Map([[11, { schema: EVENT_SCHEMA }], [12, { schema: EVENT_V2_SCHEMA }]]));
 let url: string;
 let tempDir: string;
 
 beforeAll(async () => {
-  url = await registry.start();
+  url = await eventWire.registry.start();
   tempDir = await mkdtemp(join(tmpdir(), 'thund-avro-logical-'));
 });
 afterAll(async () => {
-  await registry.stop();
+  await eventWire.registry.stop();
   await rm(tempDir, { recursive: true, force: true });
 });
 
-function avroRecord(schemaId: number, type: avsc.Type, value: unknown, offset: bigint): ReturnType<typeof rawRecord> {
-  return rawRecord(encodeConfluentWire(schemaId, type.toBuffer(value)), { offset });
-}
-
 /** Stages decoded records as serve does for a new table, with the decoder's column types, and returns the table's schema and rows. */
-async function stage(decoder: RecordDecoder<Record<string, unknown>>, columns: ReadonlyMap<string, string>, raws: ReturnType<typeof rawRecord>[], select: string) {
+async function stage(decoder: RecordDecoder<Record<string, unknown>>, columns: ReadonlyMap<string, string>, raws: RawRecord[], select: string) {
   const records = decodeRecords(new JsonSafeDecoder(decoder), raws).records as JsonRecord[];
   const session = await DuckDbSession.open({ threads: 1 });
   try {
@@ -120,7 +98,7 @@ async function stage(decoder: RecordDecoder<Record<string, unknown>>, columns: R
     const described = (await session.queryJson('DESCRIBE batch')) as Array<{ column_name: string; column_type: string }>;
     const schema = schemaFromColumns(described.map((d) => ({ name: d.column_name, type: d.column_type })));
     const types = Object.fromEntries(schema.fields.map((f) => [f.name, typeText(f.type)]));
-    return { types, rows: await session.queryJson(`SELECT ${select} FROM batch ORDER BY _offset`) };
+    return { types, rows: await session.queryJson(`SELECT ${select} FROM batch ORDER BY _kafka_offset`) };
   } finally {
     session.close();
   }
@@ -130,7 +108,7 @@ describe('Avro logical types', () => {
   it('decode to exact text: instants with +00:00, local timestamps, dates, times, decimals and UUIDs', async () => {
     expect(new Date(Math.floor(AT_MICROS / 1000)).toISOString()).toBe('2024-01-02T03:04:05.123Z');
     const decoder = new ConfluentAvroDecoder(new SchemaRegistryClient({ url }));
-    const raws = [avroRecord(11, writer, event(1), 0n), avroRecord(11, writer, event(2, { at_millis: null, at_micros: -1 }), 1n)];
+    const raws = [eventWire.record(11, event(1), 0n), eventWire.record(11, event(2, { at_millis: null, at_micros: -1 }), 1n)];
     await decoder.prepare(raws);
     const batch = decodeRecords(decoder, raws);
     expect(batch.deadLetters).toEqual([]);
@@ -179,7 +157,7 @@ describe('Avro logical types', () => {
 
   it('stage into the Iceberg types a created table gets, with values exact to the microsecond and the cent', async () => {
     const decoder = new ConfluentAvroDecoder(new SchemaRegistryClient({ url }));
-    const raws = [avroRecord(11, writer, event(1), 0n), avroRecord(11, writer, event(2, { at_micros: -1, price: decimalBytes(-5n) }), 1n)];
+    const raws = [eventWire.record(11, event(1), 0n), eventWire.record(11, event(2, { at_micros: -1, price: decimalBytes(-5n) }), 1n)];
     await decoder.prepare(raws);
     const { types, rows } = await stage(
       decoder,
@@ -227,8 +205,8 @@ describe('Avro logical types', () => {
 
   it('gives the column types of the schema versions a batch holds, the newer version winning', async () => {
     const decoder = new ConfluentAvroDecoder(new SchemaRegistryClient({ url }));
-    const v1 = avroRecord(11, writer, event(1), 0n);
-    const v2 = avroRecord(12, writerV2, { ...event(2), shipped: 1 }, 1n);
+    const v1 = eventWire.record(11, event(1), 0n);
+    const v2 = eventWire.record(12, { ...event(2), shipped: 1 }, 1n);
     await decoder.prepare([v2, v1]);
     expect(decoder.columnTypes([v1.value]).get('price')).toBe('DECIMAL(20,2)');
     expect(decoder.columnTypes([v1.value]).has('shipped')).toBe(false);
@@ -239,7 +217,7 @@ describe('Avro logical types', () => {
 
   it('dead-letters a time outside one day and decodes the rest', async () => {
     const decoder = new ConfluentAvroDecoder(new SchemaRegistryClient({ url }));
-    const raws = [avroRecord(11, writer, event(1, { clock_micros: 86_400_000_000 }), 5n), avroRecord(11, writer, event(2), 6n)];
+    const raws = [eventWire.record(11, event(1, { clock_micros: 86_400_000_000 }), 5n), eventWire.record(11, event(2), 6n)];
     await decoder.prepare(raws);
     const batch = decodeRecords(decoder, raws);
     expect(batch.records.map((r) => r.offset)).toEqual([6n]);
@@ -248,57 +226,29 @@ describe('Avro logical types', () => {
 });
 
 describe('Debezium semantic types inside Avro', () => {
-  const value = {
-    type: 'record',
-    name: 'Value',
-    namespace: 'shop.public.orders',
-    fields: [
-      { name: 'id', type: 'int' },
-      { name: 'created', type: { type: 'long', 'connect.version': 1, 'connect.name': 'io.debezium.time.MicroTimestamp' } },
-      { name: 'updated', type: ['null', { type: 'long', 'connect.version': 1, 'connect.name': 'io.debezium.time.Timestamp' }], default: null },
-      { name: 'seen', type: ['null', { type: 'string', 'connect.version': 1, 'connect.name': 'io.debezium.time.ZonedTimestamp' }], default: null },
-      { name: 'due', type: { type: 'int', 'connect.version': 1, 'connect.name': 'io.debezium.time.Date' } },
-      { name: 'slot', type: { type: 'long', 'connect.version': 1, 'connect.name': 'io.debezium.time.MicroTime' } },
-      {
-        name: 'total',
-        type: {
-          type: 'bytes',
-          scale: 2,
-          precision: 12,
-          'connect.version': 1,
-          'connect.parameters': { scale: '2', 'connect.decimal.precision': '12' },
-          'connect.name': 'org.apache.kafka.connect.data.Decimal',
-          logicalType: 'decimal',
-        },
-      },
-    ],
-  };
-  const envelopeSchema = {
-    type: 'record',
-    name: 'Envelope',
-    namespace: 'shop.public.orders',
-    fields: [
-      { name: 'before', type: ['null', value], default: null },
-      { name: 'after', type: ['null', 'Value'], default: null },
-      { name: 'op', type: 'string' },
-      { name: 'ts_ms', type: ['null', 'long'], default: null },
-    ],
-  };
-  const envelopes = avsc.Type.forSchema(envelopeSchema as avsc.Schema, { wrapUnions: false });
-  const dbzRegistry = new FakeSchemaRegistry(new Map([[21, { schema: envelopeSchema }]]));
+  const value = recordSchema('shop.public.orders.Value', {
+    id: 'int',
+    created: connectType('long', 'io.debezium.time.MicroTimestamp'),
+    updated: nullable(connectType('long', 'io.debezium.time.Timestamp')),
+    seen: nullable(connectType('string', 'io.debezium.time.ZonedTimestamp')),
+    due: connectType('int', 'io.debezium.time.Date'),
+    slot: connectType('long', 'io.debezium.time.MicroTime'),
+    total: connectDecimal(12, 2),
+  });
+  const envelopeWire = new AvroWire(new Map([[21, { schema: debeziumEnvelopeSchema(value) }]]), { wrapUnions: false });
   let dbzUrl: string;
   beforeAll(async () => {
-    dbzUrl = await dbzRegistry.start();
+    dbzUrl = await envelopeWire.registry.start();
   });
   afterAll(async () => {
-    await dbzRegistry.stop();
+    await envelopeWire.registry.stop();
   });
 
   it('land MicroTimestamp/Timestamp as timestamp, ZonedTimestamp as timestamptz, Date as date, MicroTime as time, Connect Decimal exact', async () => {
     const row = { id: 9, created: AT_MICROS, updated: Math.floor(AT_MICROS / 1000), seen: '2024-01-02T05:04:05.123456+02:00', due: 19_724, slot: 11_045_123_456, total: decimalBytes(-123_456_789n) };
     const raws = [
-      rawRecord(encodeConfluentWire(21, envelopes.toBuffer({ before: null, after: row, op: 'c', ts_ms: 1 })), { offset: 0n }),
-      rawRecord(encodeConfluentWire(21, envelopes.toBuffer({ before: { ...row, total: decimalBytes(1n) }, after: null, op: 'd', ts_ms: 2 })), { offset: 1n }),
+      envelopeWire.record(21, { before: null, after: row, op: 'c', ts_ms: 1 }, 0n),
+      envelopeWire.record(21, { before: { ...row, total: decimalBytes(1n) }, after: null, op: 'd', ts_ms: 2 }, 1n),
     ];
     const decoder = new DebeziumRowDecoder(new ConfluentAvroDecoder(new SchemaRegistryClient({ url: dbzUrl })), 'change_op');
     await decoder.prepare(raws);

@@ -12,6 +12,7 @@ const sink = (options: Record<string, string>, format = 'kafka'): SinkDataset =>
   name: 'alerts',
   format,
   options,
+  expectations: [],
   origin: { file: 'pipeline.yaml', line: 12, column: 3 },
 });
 const env = { THUND_KAFKA_BROKERS: 'k1:9092' };
