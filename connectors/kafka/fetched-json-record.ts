@@ -1,33 +1,47 @@
 /**
  * A source record whose value is still the fetched JSON bytes (the decoder's passesAsJson said
  * they can be staged as they are): the engine stages the bytes, and the decoder runs (once) only
- * if something reads `value`.
+ * if something reads `value`. Every other field is read from the fetched record when asked for,
+ * so a record waiting in a batch holds no copies.
  */
 import type { RecordHeader, SourceRecord } from '../streaming-source.js';
 import type { RawRecord } from './raw-record.js';
 import type { RecordDecoder } from './record-decoder.js';
 
 export class FetchedJsonRecord<V> implements SourceRecord<V> {
-  readonly topic: string;
-  readonly partition: number;
-  readonly offset: bigint;
-  readonly timestampMs: number;
-  readonly key: Buffer | null;
-  readonly headers: readonly RecordHeader[];
-  readonly json: Buffer;
   private decoded: { value: V } | undefined;
 
   constructor(
     private readonly record: RawRecord,
     private readonly decoder: RecordDecoder<V>,
-  ) {
-    this.topic = record.topic;
-    this.partition = record.partition;
-    this.offset = record.offset;
-    this.timestampMs = record.timestampMs;
-    this.key = record.key;
-    this.headers = record.headers;
-    this.json = record.value as Buffer;
+  ) {}
+
+  get topic(): string {
+    return this.record.topic;
+  }
+
+  get partition(): number {
+    return this.record.partition;
+  }
+
+  get offset(): bigint {
+    return this.record.offset;
+  }
+
+  get timestampMs(): number {
+    return this.record.timestampMs;
+  }
+
+  get key(): Buffer | null {
+    return this.record.key;
+  }
+
+  get headers(): readonly RecordHeader[] {
+    return this.record.headers;
+  }
+
+  get json(): Buffer {
+    return this.record.value as Buffer;
   }
 
   get raw(): Buffer {

@@ -86,27 +86,78 @@ export function transferables(packed: PackedBatch): ArrayBuffer[] {
   return buffers;
 }
 
+/**
+ * The packed batch as RawRecords that are two fields each: coordinates, key and value are read
+ * from the packed arrays when asked for. A batch's records stay in memory until written, so
+ * their size is what the service holds per buffered record.
+ */
 export function unpackBatch(packed: PackedBatch): FetchedBatch {
-  const { topic, partition, offsets, timestamps, bounds, stageableJson } = packed;
-  const bytes = Buffer.from(packed.bytes.buffer, packed.bytes.byteOffset, packed.bytes.byteLength);
-  const slice = (slot: number): Buffer | null => {
-    const start = bounds[slot] as number;
-    return start < 0 ? null : bytes.subarray(start, bounds[slot + 1]);
-  };
-  const records: RawRecord[] = new Array<RawRecord>(offsets.length);
-  for (let i = 0; i < offsets.length; i++) {
-    records[i] = {
-      topic,
-      partition,
-      offset: offsets[i] as bigint,
-      timestampMs: timestamps[i] as number,
-      key: slice(i * 4),
-      value: slice(i * 4 + 2),
-      headers: unpackHeaders(packed.headers?.[i] ?? null),
-      ...(stageableJson === undefined ? {} : { stageableJson: stageableJson[i] === 1 }),
-    };
+  const records = new Array<RawRecord>(packed.offsets.length);
+  const arrays = new UnpackedArrays(packed);
+  for (let i = 0; i < records.length; i++) records[i] = new PackedRecord(arrays, i);
+  return { topic: packed.topic, partition: packed.partition, fetchOffset: packed.fetchOffset, nextOffset: packed.nextOffset, records };
+}
+
+class UnpackedArrays {
+  readonly bytes: Buffer;
+
+  constructor(readonly packed: PackedBatch) {
+    this.bytes = Buffer.from(packed.bytes.buffer, packed.bytes.byteOffset, packed.bytes.byteLength);
   }
-  return { topic, partition, fetchOffset: packed.fetchOffset, nextOffset: packed.nextOffset, records };
+
+  slice(slot: number): Buffer | null {
+    const start = this.packed.bounds[slot] as number;
+    return start < 0 ? null : this.bytes.subarray(start, this.packed.bounds[slot + 1]);
+  }
+
+  length(slot: number): number {
+    const start = this.packed.bounds[slot] as number;
+    return start < 0 ? 0 : (this.packed.bounds[slot + 1] as number) - start;
+  }
+}
+
+class PackedRecord implements RawRecord {
+  constructor(
+    private readonly arrays: UnpackedArrays,
+    private readonly index: number,
+  ) {}
+
+  get topic(): string {
+    return this.arrays.packed.topic;
+  }
+
+  get partition(): number {
+    return this.arrays.packed.partition;
+  }
+
+  get offset(): bigint {
+    return this.arrays.packed.offsets[this.index] as bigint;
+  }
+
+  get timestampMs(): number {
+    return this.arrays.packed.timestamps[this.index] as number;
+  }
+
+  get key(): Buffer | null {
+    return this.arrays.slice(this.index * 4);
+  }
+
+  get value(): Buffer | null {
+    return this.arrays.slice(this.index * 4 + 2);
+  }
+
+  get headers(): readonly RecordHeader[] {
+    return unpackHeaders(this.arrays.packed.headers?.[this.index] ?? null);
+  }
+
+  get stageableJson(): boolean | undefined {
+    const checked = this.arrays.packed.stageableJson;
+    return checked === undefined ? undefined : checked[this.index] === 1;
+  }
+
+  get byteLength(): number {
+    return this.arrays.length(this.index * 4) + this.arrays.length(this.index * 4 + 2);
+  }
 }
 
 function packHeaders(headers: IHeaders | undefined): PackedHeaders | null {

@@ -11,13 +11,15 @@ export interface RawRecord extends TopicPartition {
   readonly value: Buffer | null;
   readonly headers: readonly RecordHeader[];
   /** The JSON decoder's byte check of the value (isStageableJsonValue), when the client ran it already. */
-  readonly stageableJson?: boolean;
+  readonly stageableJson?: boolean | undefined;
+  /** Key plus value bytes, when the record knows it without reading them. */
+  readonly byteLength?: number;
 }
 
 export const NO_HEADERS: readonly RecordHeader[] = Object.freeze([]);
 
 export function recordBytes(record: RawRecord): number {
-  return (record.key?.length ?? 0) + (record.value?.length ?? 0);
+  return record.byteLength ?? (record.key?.length ?? 0) + (record.value?.length ?? 0);
 }
 
 export function deadLetterOf(record: RawRecord, code: string, reason: string): DeadLetterCandidate {

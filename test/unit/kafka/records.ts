@@ -1,5 +1,6 @@
 /** Raw Kafka records for decoder tests. */
 import type { RawRecord } from '../../../connectors/kafka/raw-record.js';
+import type { SourceRecord } from '../../../connectors/streaming-source.js';
 
 export function rawRecord(value: Buffer | string | null, overrides: Partial<RawRecord> = {}): RawRecord {
   return {
@@ -12,4 +13,9 @@ export function rawRecord(value: Buffer | string | null, overrides: Partial<RawR
     value: typeof value === 'string' ? Buffer.from(value, 'utf8') : value,
     ...overrides,
   };
+}
+
+/** A source record with the coordinates of `record` and a decoded (not fetched-JSON) value. */
+export function decodedRecord<V>(record: SourceRecord<unknown>, value: V, overrides: Partial<SourceRecord<V>> = {}): SourceRecord<V> {
+  return { topic: record.topic, partition: record.partition, offset: record.offset, timestampMs: record.timestampMs, key: record.key, headers: record.headers, value, ...overrides };
 }

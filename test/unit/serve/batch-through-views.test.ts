@@ -10,7 +10,7 @@ import { primitive, type NestedField } from '../../../src/iceberg/types.js';
 import { runBatchFlow, writeBatchThroughViews, type BatchFlowSettings } from '../../../src/engine/streaming/batch-flow.js';
 import type { JsonRecord } from '../../../src/engine/streaming/batch-staging.js';
 import type { DataFile } from '../../../src/iceberg/data-file.js';
-import { rawRecord } from '../kafka/records.js';
+import { decodedRecord, rawRecord } from '../kafka/records.js';
 
 const FIELDS: NestedField[] = [
   { id: 1, name: '_kafka_offset', required: false, type: primitive('long') },
@@ -52,7 +52,7 @@ function capture(): { rows: Array<Record<string, unknown>>; write: (query: strin
 describe('writing a batch straight from its staged file', () => {
   it('gives the writer the table’s columns, typed, for fetched JSON bytes and decoded values alike', async () => {
     const records = batch(['{"id": 9007199254740993, "name": "café", "extra": 1}', '{"name": null}', '{"id":"12"}']);
-    const decoded = { ...(records[1] as JsonRecord), value: { name: 'zé' }, json: undefined, offset: 3n } as JsonRecord;
+    const decoded = decodedRecord(records[1] as JsonRecord, { name: 'zé' }, { offset: 3n });
     const out = capture();
     const result = await writeBatchThroughViews(settings, [...records, decoded], FIELDS, out.write);
     expect(result?.rows).toBe(4);

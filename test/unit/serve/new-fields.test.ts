@@ -8,7 +8,7 @@ import { JsonDecoder } from '../../../connectors/kafka/json-decoder.js';
 import { decodeRecords } from '../../../connectors/kafka/record-decoder.js';
 import type { JsonRecord } from '../../../src/engine/streaming/batch-staging.js';
 import { hasFieldsOutside } from '../../../src/engine/streaming/new-fields.js';
-import { rawRecord } from '../kafka/records.js';
+import { decodedRecord, rawRecord } from '../kafka/records.js';
 
 const KNOWN = ['id', 'name', 'nested', 'Tags'];
 
@@ -40,7 +40,7 @@ describe('hasFieldsOutside', () => {
   });
 
   it('reads the keys of values that were parsed instead of checked', () => {
-    const parsed = (value: Record<string, unknown>): JsonRecord => ({ ...records(['{}'])[0], json: undefined, value }) as JsonRecord;
+    const parsed = (value: Record<string, unknown>): JsonRecord => decodedRecord(records(['{}'])[0] as JsonRecord, value);
     expect(hasFieldsOutside([parsed({ id: 1, name: 'a' })], KNOWN)).toBe(false);
     expect(hasFieldsOutside([parsed({ id: 1, fresh: 'a' })], KNOWN)).toBe(true);
   });

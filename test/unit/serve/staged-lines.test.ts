@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { JsonDecoder } from '../../../connectors/kafka/json-decoder.js';
 import { decodeRecords } from '../../../connectors/kafka/record-decoder.js';
 import { stagedLine, stagedLines, type JsonRecord } from '../../../src/engine/streaming/batch-staging.js';
-import { rawRecord } from '../kafka/records.js';
+import { decodedRecord, rawRecord } from '../kafka/records.js';
 
 describe('staged batch lines from fetched JSON bytes', () => {
   it('write the same objects as the decoded values would, one line per record', () => {
@@ -16,7 +16,7 @@ describe('staged batch lines from fetched JSON bytes', () => {
     const lines = staged.bytes.toString('utf8').split('\n');
     expect(staged.longestLine).toBe(Math.max(...lines.map((l) => Buffer.byteLength(l))));
     expect(lines).toHaveLength(values.length);
-    const decoded = records.map((r) => ({ ...r, value: r.value, json: undefined }) as JsonRecord);
+    const decoded = records.map((r) => decodedRecord(r, r.value));
     for (let i = 0; i < values.length; i++) {
       expect(JSON.parse(lines[i] as string)).toEqual(JSON.parse(stagedLine(decoded[i] as JsonRecord)));
     }
