@@ -6,10 +6,12 @@
  * sink, trigger available-now) on the same topic. Needs `npm run build` and the stack env file sourced.
  *
  *   npx tsx bench/kafka/run.ts [--records 1000000] [--commit-records 50000] [--no-spark]
- *     [--duckdb-memory-limit 256MB] [--cpu-prof-dir /tmp/prof]
+ *     [--duckdb-memory-limit 256MB] [--cpu-prof-dir /tmp/prof] [--node-options "--max-semi-space-size=4"]
  *
  * Besides wall-clock figures it prints the service's CPU time (all threads, and the main thread
- * alone): on a machine shared with other work they tell what two free cores would allow.
+ * alone): on a machine shared with other work they tell what two free cores would allow. The
+ * per-thread line shows where the rest goes (the Kafka consumer's worker thread, DuckDB, V8's
+ * GC helpers). `--node-options` passes flags to the service's node.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
