@@ -139,7 +139,8 @@ const plain = (tp: TopicPartition): TopicPartition => ({ topic: tp.topic, partit
 /** The worker's module beside this one: compiled JavaScript, or TypeScript registered with tsx (tests, benchmarks). */
 function spawnWorker(): Worker {
   const resourceLimits = { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB };
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./kafka-consumer-worker.js', import.meta.url), { resourceLimits });
+  // No inherited node options: some (e.g. --input-type) are refused in a worker, and V8's are process-wide anyway.
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./kafka-consumer-worker.js', import.meta.url), { resourceLimits, execArgv: [] });
   const source = JSON.stringify(new URL('./kafka-consumer-worker.ts', import.meta.url).href);
   return new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${source}); });`, { eval: true, resourceLimits });
 }

@@ -89,6 +89,21 @@ describe('docker/Dockerfile image', () => {
     });
   }, 300_000);
 
+  it('runs the Kafka consumer of thund serve in its worker thread', () => {
+    // Nothing listens on port 9: the worker module loads from dist, kafkajs runs in it, gives up
+    // connecting, and its error reaches the main thread with kafkajs's own name and reason.
+    const script = [
+      "const { WorkerConsumerClient } = await import('/app/dist/connectors/kafka/worker-consumer-client.js');",
+      "const client = new WorkerConsumerClient({ brokers: ['127.0.0.1:9'], groupId: 'image-probe' });",
+      'try { await client.start(["probe"], { onBatch() {}, onAssignment() {}, onFailure() {} }); console.log("{}"); }',
+      'catch (error) { console.log(JSON.stringify({ name: error.name, message: error.message })); }',
+      'await client.stop();',
+    ].join('\n');
+    const result = docker(['run', '--rm', '--network', 'host', '--entrypoint', 'node', IMAGE, '--input-type=module', '-e', script], 240_000);
+    expectOk(result, 'docker run node (Kafka consumer worker probe)');
+    expect(JSON.parse(result.stdout.trim().split('\n').pop() ?? '{}')).toEqual({ name: 'KafkaJSNumberOfRetriesExceeded', message: 'Connection error: connect ECONNREFUSED 127.0.0.1:9' });
+  }, 300_000);
+
   it('runs the quickstart pipeline; the host reads the table it wrote', async () => {
     const warehouse = mkdtempSync(join(tmpdir(), 'thund-image-wh-'));
     try {
