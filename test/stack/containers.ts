@@ -9,10 +9,11 @@ import { randomBytes } from 'node:crypto';
 import { MinioContainer } from '@testcontainers/minio';
 import { KafkaContainer } from '@testcontainers/kafka';
 import { GenericContainer, Network, Wait, type StartedNetwork, type StartedTestContainer } from 'testcontainers';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { MINIO_BUCKET, MINIO_REGION, runningMinio, type RunningMinio } from './minio.js';
 import { MOTO_GLUE_LAUNCHER, motoVersion } from './moto.js';
 import { ICEBERG_OPEN_API_VERSION, type RunningRestCatalog } from './rest-catalog.js';
+import { stackS3Client } from './s3-env.js';
 import type { RunningService } from './service.js';
 
 /** MinIO stopped publishing community images after this release; the local build pins a later commit. */
@@ -53,7 +54,7 @@ export function containerStack(): ContainerStack {
         .withNetworkAliases(MINIO_ALIAS)
         .start();
       const endpoint = container.getConnectionUrl();
-      const s3 = new S3Client({ endpoint, region: MINIO_REGION, forcePathStyle: true, credentials: { accessKeyId: accessKey, secretAccessKey: secretKey } });
+      const s3 = stackS3Client({ endpoint, region: MINIO_REGION, forcePathStyle: true, credentials: { accessKeyId: accessKey, secretAccessKey: secretKey } });
       try {
         await s3.send(new CreateBucketCommand({ Bucket: MINIO_BUCKET }));
       } catch (error) {

@@ -21,6 +21,7 @@ import { startMinio, type RunningMinio } from './minio.js';
 import { startMoto } from './moto.js';
 import { runDir, StackError } from './process.js';
 import { startRestCatalog, type RunningRestCatalog } from './rest-catalog.js';
+import { pruneFinishedRuns, removeRunData } from './run-folders.js';
 import { summaryLine, type RunningService } from './service.js';
 
 export type StackMode = 'none' | 'local' | 'containers';
@@ -88,6 +89,7 @@ export default async function setup(): Promise<() => Promise<void>> {
     return async () => {};
   }
   const started = Date.now();
+  pruneFinishedRuns();
   console.log(`test stack (${mode}): starting minio, rest-catalog, kafka, moto (a first run installs them: the MinIO build takes minutes)`);
   const { services, stop } = await startStack(mode);
   const stopReaper = mode === 'local' ? startReaper() : () => {};
@@ -99,6 +101,7 @@ export default async function setup(): Promise<() => Promise<void>> {
   return async () => {
     stopReaper();
     await stop();
+    removeRunData(runDir());
   };
 }
 
@@ -129,6 +132,7 @@ for g in ${groups.join(' ')}; do kill -KILL -- -$g 2>/dev/null; done`;
 // per-run MinIO keys) go to a file readable only by the owner, never to the terminal.
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   const mode = stackMode() === 'containers' ? 'containers' : 'local';
+  pruneFinishedRuns();
   const { services, stop } = await startStack(mode);
   const stopReaper = mode === 'local' ? startReaper() : () => {};
   for (const service of services) console.log(summaryLine(service, serviceAddress(service)));
@@ -140,7 +144,10 @@ if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.
   const shutdown = (): void => {
     clearInterval(keepAlive);
     stopReaper();
-    void stop().then(() => process.exit(0));
+    void stop().then(() => {
+      removeRunData(runDir());
+      process.exit(0);
+    });
   };
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);

@@ -6,8 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { cacheDir, delay, freePort, httpOk, runDir, runStep, startProcess, StackError, waitUntilReady } from './process.js';
+import { stackS3Client } from './s3-env.js';
 import type { RunningService } from './service.js';
 
 /**
@@ -109,7 +110,7 @@ export async function startMinio(): Promise<RunningMinio> {
   });
   await waitUntilReady(service, () => httpOk(`${endpoint}/minio/health/live`), READY_TIMEOUT_MS);
 
-  const s3 = new S3Client({ endpoint, region: MINIO_REGION, forcePathStyle: true, credentials: { accessKeyId: accessKey, secretAccessKey: secretKey } });
+  const s3 = stackS3Client({ endpoint, region: MINIO_REGION, forcePathStyle: true, credentials: { accessKeyId: accessKey, secretAccessKey: secretKey } });
   try {
     await s3.send(new CreateBucketCommand({ Bucket: MINIO_BUCKET }));
   } catch (error) {

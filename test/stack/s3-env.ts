@@ -2,7 +2,7 @@
  * The test stack's S3 (MinIO) as tests see it, read from the THUND_TEST_S3_* variables the global
  * setup provides: one place, so every test talks to it the same way and fails loudly without it.
  */
-import { S3Client } from '@aws-sdk/client-s3';
+import { S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import type { S3FileIOOptions } from '../../connectors/storage/s3-file-io.js';
 import { requireServiceEnv } from './service.js';
 
@@ -21,5 +21,15 @@ export function testS3Bucket(): string {
 
 /** A raw S3 client on the stack's MinIO, for checks beside our own FileIO. */
 export function testS3Client(): S3Client {
-  return new S3Client(testS3FileIOOptions());
+  return stackS3Client(testS3FileIOOptions());
+}
+
+/**
+ * Every S3 client the stack makes. The AWS SDK prints a notice about Node 22 when its first client
+ * is made on Node 20; the stack's setup runs outside the tests' environment (vitest.config.ts), so it
+ * turns the notice off here, as the CLI does for itself.
+ */
+export function stackS3Client(config: S3ClientConfig): S3Client {
+  process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
+  return new S3Client(config);
 }
