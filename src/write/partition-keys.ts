@@ -12,7 +12,9 @@ import { partitionType } from '../iceberg/manifest.js';
 import { bindPartitionField, partitionSql } from '../iceberg/partition-fields.js';
 import type { PathField } from '../iceberg/partition-values.js';
 import type { PartitionSpec } from '../iceberg/table-metadata.js';
-import { parseTransform, type Transform } from '../iceberg/transforms/transform.js';
+import { encodeSingleValue } from '../iceberg/bounds.js';
+import { typeText } from '../iceberg/schema.js';
+import { parseTransform, transformToString, type Transform } from '../iceberg/transforms/transform.js';
 import type { PrimitiveType, Schema } from '../iceberg/types.js';
 
 export interface PartitionKeyColumn {
@@ -96,9 +98,30 @@ export function partitionTupleOf(layout: PartitionLayout, partitionKeys: unknown
         context: { file, partitionFieldId: key.fieldId },
       });
     }
-    tuple.set(key.fieldId, parseKeyText(key.resultType, texts.get(key.column) ?? null));
+    tuple.set(key.fieldId, storableKeyValue(layout, key, parseKeyText(key.resultType, texts.get(key.column) ?? null)));
   }
   return tuple;
+}
+
+/**
+ * The key value, refused when its result type cannot hold it (truncate[W] of a decimal near the
+ * precision's limit gives one more digit; Java refuses to write it too): caught here, before the
+ * files are placed, rather than when the manifest is written.
+ */
+function storableKeyValue(layout: PartitionLayout, key: PartitionKeyColumn, value: unknown): unknown {
+  if (value === null) return value;
+  try {
+    encodeSingleValue(key.resultType, value);
+  } catch (cause) {
+    const field = layout.fields.find((f) => f.fieldId === key.fieldId)!.name;
+    const transform = transformToString(key.transform);
+    const why = cause instanceof Error ? cause.message : String(cause);
+    throw new IcebergFormatError(`Partition field ${field} (${transform}) has a value its type ${typeText(key.resultType)} cannot hold: ${why}`, {
+      cause,
+      context: { partitionField: field, transform },
+    });
+  }
+  return value;
 }
 
 /** `partition_keys` as queryJson gives it (`[{key, value}]`), or as a Map or plain object. */

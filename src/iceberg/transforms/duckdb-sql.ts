@@ -126,13 +126,24 @@ function bucketHash(x: string, type: PrimitiveType): string {
   }
 }
 
+/** `v` wrapped to a `bits`-bit two's-complement value, computed in a wider integer type. */
+function wrapSql(v: string, bits: 32 | 64): string {
+  const half = (1n << BigInt(bits - 1)).toString();
+  const mask = ((1n << BigInt(bits)) - 1n).toString();
+  return `((((${v}) + ${half}) & ${mask}) - ${half})`;
+}
+
+/** truncate[W] as truncate.ts computes it: Java's int and long arithmetic, wrapping included. */
 function truncateSql(x: string, type: PrimitiveType, width: number): string {
   const down = (v: string): string => `(${v} - (((${v} % ${width}) + ${width}) % ${width}))`;
   switch (type.kind) {
-    case 'int':
-      return `CAST(${down(`CAST(${x} AS BIGINT)`)} AS INTEGER)`;
+    case 'int': {
+      const v = `CAST(${x} AS BIGINT)`;
+      const remainder = `(${wrapSql(`(${v} % ${width}) + ${width}`, 32)} % ${width})`;
+      return `CAST(${wrapSql(`${v} - ${remainder}`, 32)} AS INTEGER)`;
+    }
     case 'long':
-      return `CAST(${down(`CAST(${x} AS HUGEINT)`)} AS BIGINT)`;
+      return `CAST(${wrapSql(down(`CAST(${x} AS HUGEINT)`), 64)} AS BIGINT)`;
     case 'decimal':
       return down(unscaled(x, type));
     case 'string':
