@@ -4,7 +4,7 @@
  */
 import { DataFileContent, type DataFile, type PartitionValues } from '../iceberg/data-file.js';
 import type { Schema } from '../iceberg/types.js';
-import { dataFileMetrics, type MetricsConfig } from './data-file-metrics.js';
+import { dataFileMetrics, type FileNanStats, type MetricsConfig } from './data-file-metrics.js';
 import type { CopyStatsRow } from './parquet-copy.js';
 
 export interface StatsDataFileArgs {
@@ -14,6 +14,8 @@ export interface StatsDataFileArgs {
   readonly partition: PartitionValues;
   readonly row: CopyStatsRow;
   readonly location: string;
+  /** The file's NaN counts (nan-counts.ts); absent when it holds no NaN. */
+  readonly nanStats?: FileNanStats;
 }
 
 export function dataFileFromStats(args: StatsDataFileArgs): DataFile {
@@ -25,6 +27,6 @@ export function dataFileFromStats(args: StatsDataFileArgs): DataFile {
     partition: args.partition,
     recordCount: BigInt(args.row.count),
     fileSizeInBytes: BigInt(args.row.file_size_bytes),
-    ...dataFileMetrics(args.schema, args.metrics, args.row.column_statistics),
+    ...dataFileMetrics(args.schema, args.metrics, args.row.column_statistics, args.nanStats),
   };
 }

@@ -6,8 +6,10 @@
  * a wrong bound makes readers skip files that hold matching rows, a missing one costs nothing
  * but pruning. Rules (Java's where the spec is silent):
  * - fields nested in a list or map get no counts and no bounds;
- * - float/double: no bounds when the file holds a NaN (has_nan), and a zero bound is widened
- *   (lower → -0.0, upper → +0.0) because DuckDB does not order -0.0 before +0.0;
+ * - float/double: NaN counts and NaN-free bounds of a file holding a NaN come from nan-counts.ts
+ *   (RETURN_STATS has only has_nan); without them such a column gets no NaN count and no bounds.
+ *   A zero bound is widened (lower → -0.0, upper → +0.0) because DuckDB does not order -0.0
+ *   before +0.0;
  * - uuid: bounds only when min and max sit in the same signed half, so readers that still compare
  *   uuids as two signed longs (older Java) agree with the unsigned order;
  * - string/binary: truncate(N) per the metrics mode.
@@ -39,6 +41,17 @@ export interface DataFileMetrics {
   readonly lowerBounds: Map<number, Uint8Array>;
   readonly upperBounds: Map<number, Uint8Array>;
 }
+
+/** What nan-counts.ts learnt about a float/double column of one file that holds a NaN. */
+export interface NanColumnStats {
+  readonly nanCount: bigint;
+  /** The least and greatest non-NaN values as DuckDB prints them; undefined when every value is NaN or null. */
+  readonly min?: string;
+  readonly max?: string;
+}
+
+/** Column statistics path (`"st"."x"`, as RETURN_STATS keys it) → its NaN stats, for one file. */
+export type FileNanStats = ReadonlyMap<string, NanColumnStats>;
 
 export const DEFAULT_METRICS_MODE: MetricsMode = { kind: 'truncate', length: 16 };
 const DEFAULT_KEY = 'write.metadata.metrics.default';
@@ -274,6 +287,17 @@ function boundsFor(type: PrimitiveType, stats: Stats, mode: MetricsMode): Bounds
   return { lower, upper };
 }
 
+/** A NaN-holding column's stats with the non-NaN min and max of the NaN pass: no NaN is left among them. */
+function withoutNan(stats: Stats, nans: NanColumnStats): Stats {
+  const out = new Map(stats);
+  out.set('has_nan', 'false');
+  out.delete('min');
+  out.delete('max');
+  if (nans.min !== undefined) out.set('min', nans.min);
+  if (nans.max !== undefined) out.set('max', nans.max);
+  return out;
+}
+
 function encodeOrOmit(type: PrimitiveType, value: unknown): Uint8Array | undefined {
   if (value === undefined) return undefined;
   try {
@@ -289,7 +313,12 @@ function encodeOrOmit(type: PrimitiveType, value: unknown): Uint8Array | undefin
  * FIELD_IDS), `columnStatistics` the `column_statistics` value of one RETURN_STATS row.
  * Columns whose path is not in the schema are ignored.
  */
-export function dataFileMetrics(schema: Pick<Schema, 'fields'>, config: MetricsConfig, columnStatistics: unknown): DataFileMetrics {
+export function dataFileMetrics(
+  schema: Pick<Schema, 'fields'>,
+  config: MetricsConfig,
+  columnStatistics: unknown,
+  nanStats: FileNanStats = new Map(),
+): DataFileMetrics {
   const metrics: DataFileMetrics = {
     columnSizes: new Map(),
     valueCounts: new Map(),
@@ -301,11 +330,14 @@ export function dataFileMetrics(schema: Pick<Schema, 'fields'>, config: MetricsC
   const statsByPath = normalizeColumnStatistics(columnStatistics);
   for (const { field, path, inRepeated } of allFields(schema)) {
     if (!isPrimitive(field.type)) continue;
-    const stats = statsByPath.get(path.map(quoteIdentifier).join('.'));
-    if (stats === undefined) continue;
+    const key = path.map(quoteIdentifier).join('.');
+    const duckStats = statsByPath.get(key);
+    if (duckStats === undefined) continue;
     const mode = config.columnModes.get(path.join('.')) ?? config.defaultMode;
     if (mode.kind === 'none') continue;
     const type = field.type;
+    const nans = type.kind === 'float' || type.kind === 'double' ? nanStats.get(key) : undefined;
+    const stats = nans === undefined ? duckStats : withoutNan(duckStats, nans);
     const size = parseCount(stats.get('column_size_bytes'));
     if (size !== undefined) metrics.columnSizes.set(field.id, size);
     if (inRepeated) continue;
@@ -313,8 +345,9 @@ export function dataFileMetrics(schema: Pick<Schema, 'fields'>, config: MetricsC
     const nulls = parseCount(stats.get('null_count'));
     if (values !== undefined) metrics.valueCounts.set(field.id, values);
     if (nulls !== undefined) metrics.nullValueCounts.set(field.id, nulls);
-    if ((type.kind === 'float' || type.kind === 'double') && stats.get('has_nan') === 'false') {
-      metrics.nanValueCounts.set(field.id, 0n);
+    if (type.kind === 'float' || type.kind === 'double') {
+      const nanCount = nans?.nanCount ?? (duckStats.get('has_nan') === 'false' ? 0n : undefined);
+      if (nanCount !== undefined) metrics.nanValueCounts.set(field.id, nanCount);
     }
     const { lower, upper } = boundsFor(type, stats, mode);
     const lowerBytes = encodeOrOmit(type, lower);

@@ -12,6 +12,7 @@ import type { Schema } from '../iceberg/types.js';
 import { quoteLiteral, type DuckDbSession } from '../duckdb/session.js';
 import { metricsConfigFromProperties } from './data-file-metrics.js';
 import { dataFileFromStats } from './data-file-from-stats.js';
+import { countNans } from './nan-counts.js';
 import { copyToParquet, parquetCopyOptions } from './parquet-copy.js';
 import { placeStagedFiles, stagedFileLocation, withStagingFolder } from './staged-files.js';
 import { writeProperties } from './write-properties.js';
@@ -41,6 +42,7 @@ export async function writeDataFiles(request: DataFileWriteRequest): Promise<Dat
     ]);
     const rows = await copyToParquet(request.session, request.writerName, request.query, folder, options);
     const written = rows.filter((row) => row.count !== '0');
+    const nans = await countNans(request.session, request.writerName, request.schema, written);
     const staged = written.map((row) => ({ stagedPath: row.filename, relativePath: basename(row.filename) }));
     const files = written.map((row, i) =>
       dataFileFromStats({
@@ -50,6 +52,7 @@ export async function writeDataFiles(request: DataFileWriteRequest): Promise<Dat
         partition: new Map(),
         row,
         location: stagedFileLocation(request.dataLocation, staged[i]!.relativePath),
+        nanStats: nans.get(row.filename),
       }),
     );
     await placeStagedFiles(request.io, request.dataLocation, staged);

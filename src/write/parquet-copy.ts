@@ -36,9 +36,11 @@ export async function copyToParquet(
   try {
     return (await session.queryJson(sql)) as unknown as CopyStatsRow[];
   } catch (error) {
-    throw new FlowError(`Writing data files for ${writerName} failed: ${duckDbMessage(error)}`, {
-      cause: error,
-      context: { writer: writerName },
-    });
+    throw copyFailure(writerName, 'Writing data files', error);
   }
+}
+
+/** A failed DuckDB statement of a data file writer, naming the writer (a flow or table). */
+export function copyFailure(writerName: string, what: string, error: unknown): FlowError {
+  return new FlowError(`${what} for ${writerName} failed: ${duckDbMessage(error)}`, { cause: error, context: { writer: writerName } });
 }

@@ -25,6 +25,7 @@ import { quoteIdentifier, quoteLiteral, type DuckDbSession } from '../duckdb/ses
 import { metricsConfigFromProperties } from './data-file-metrics.js';
 import { dataFileFromStats } from './data-file-from-stats.js';
 import { writeDataFiles, type DataFileWriteRequest } from './data-file-writer.js';
+import { countNans } from './nan-counts.js';
 import { copyToParquet, parquetCopyOptions, type CopyStatsRow } from './parquet-copy.js';
 import { maxPartitionCount, partitionLayout, partitionTupleOf, type PartitionLayout } from './partition-keys.js';
 import { rollOversizedFiles } from './roll-oversized-files.js';
@@ -54,12 +55,14 @@ export async function writePartitionedDataFiles(request: PartitionedWriteRequest
       tupled,
     );
     const metrics = metricsConfigFromProperties(request.properties);
+    const nans = await countNans(request.session, request.writerName, request.schema, rolled.map(({ row }) => row));
     const staged: StagedFile[] = [];
     const files = rolled.map(({ row, origin }, i) => {
       const relativePath = `${partitionPath(layout.fields, origin.partition)}/${writeId}-${i}.parquet`;
       staged.push({ stagedPath: row.filename, relativePath });
       const location = stagedFileLocation(request.dataLocation, relativePath);
-      return dataFileFromStats({ schema: request.schema, metrics, specId: layout.specId, partition: origin.partition, row, location });
+      const nanStats = nans.get(row.filename);
+      return dataFileFromStats({ schema: request.schema, metrics, specId: layout.specId, partition: origin.partition, row, location, nanStats });
     });
     await placeStagedFiles(request.io, request.dataLocation, staged);
     return files;
