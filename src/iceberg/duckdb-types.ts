@@ -1,10 +1,11 @@
 /**
- * DuckDB logical types (as DESCRIBE prints them) ⇄ Iceberg types, and the FIELD_IDS option of
- * DuckDB's Parquet COPY that stamps Iceberg field ids on every Parquet schema element.
+ * DuckDB logical types (as DESCRIBE prints them) ⇄ Iceberg types, DuckDB column paths of fields,
+ * and the FIELD_IDS option of DuckDB's Parquet COPY that stamps Iceberg field ids on every
+ * Parquet schema element.
  */
 import { IcebergFormatError, InvalidInputError } from '../errors.js';
-import type { UnassignedField, UnassignedType } from './schema.js';
-import type { IcebergType, NestedField } from './types.js';
+import { allFields, type UnassignedField, type UnassignedType } from './schema.js';
+import { isPrimitive, type IcebergType, type NestedField, type Schema } from './types.js';
 
 /** A parsed DuckDB type. */
 export type DuckDbTypeNode =
@@ -287,6 +288,23 @@ export function duckDbColumnsToFields(columns: readonly DuckDbColumn[]): Unassig
 
 export function quoteIdentifier(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** A field's path as DuckDB names the column: `"st"."x"`, as `COPY … RETURN_STATS` prints it and SQL reads it. */
+export function duckDbColumnPath(path: readonly string[]): string {
+  return path.map(quoteIdentifier).join('.');
+}
+
+/**
+ * DuckDB column paths as `COPY … RETURN_STATS` prints them (`"st"."x"`, `"li"."element"`,
+ * `"mp"."key"`) → field id. Only leaves (primitive fields) are included: only they are Parquet columns.
+ */
+export function columnPathIndex(schema: Pick<Schema, 'fields'>): Map<string, number> {
+  const index = new Map<string, number>();
+  for (const { field, path } of allFields(schema)) {
+    if (isPrimitive(field.type)) index.set(duckDbColumnPath(path), field.id);
+  }
+  return index;
 }
 
 /** The DuckDB type to CAST to before writing a column of Iceberg type `t`. */

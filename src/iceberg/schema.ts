@@ -1,11 +1,11 @@
 /**
- * Helpers over a Schema: field lookup by id, DuckDB column paths → field ids, fresh id
- * assignment for new tables, and the write-compatibility check for appends.
+ * Helpers over a Schema: field lookup by id, fresh id assignment for new tables, and the
+ * write-compatibility check for appends. (DuckDB column paths live in duckdb-types.ts, which
+ * imports this file, never the other way.)
  */
 import { SchemaMismatchError } from '../errors.js';
 import type { IcebergType, NestedField, PrimitiveType, Schema } from './types.js';
 import { isPrimitive } from './types.js';
-import { quoteIdentifier } from './duckdb-types.js';
 
 /** A type whose nested children carry no ids yet (from DuckDB or Arrow, before table creation). */
 export type UnassignedType =
@@ -70,18 +70,6 @@ export function allFields(schema: Pick<Schema, 'fields'>): FoundField[] {
 export function findField(schema: Pick<Schema, 'fields'>, id: number): FoundField | undefined {
   for (const found of walk(schema.fields, [], false)) if (found.field.id === id) return found;
   return undefined;
-}
-
-/**
- * DuckDB column paths as `COPY … RETURN_STATS` prints them (`"st"."x"`, `"li"."element"`,
- * `"mp"."key"`) → field id. Only leaves (primitive fields) are included: only they are Parquet columns.
- */
-export function columnPathIndex(schema: Pick<Schema, 'fields'>): Map<string, number> {
-  const index = new Map<string, number>();
-  for (const found of walk(schema.fields, [], false)) {
-    if (isPrimitive(found.field.type)) index.set(found.path.map(quoteIdentifier).join('.'), found.field.id);
-  }
-  return index;
 }
 
 export function highestFieldId(schema: Pick<Schema, 'fields'>): number {

@@ -16,7 +16,7 @@
  */
 import { IcebergFormatError, InvalidInputError } from '../errors.js';
 import { compareValues, encodeSingleValue, truncateLowerBound, truncateUpperBound } from '../iceberg/bounds.js';
-import { quoteIdentifier } from '../iceberg/duckdb-types.js';
+import { duckDbColumnPath } from '../iceberg/duckdb-types.js';
 import { allFields } from '../iceberg/schema.js';
 import type { PrimitiveType, Schema } from '../iceberg/types.js';
 import { isPrimitive } from '../iceberg/types.js';
@@ -330,7 +330,7 @@ export function dataFileMetrics(
   const statsByPath = normalizeColumnStatistics(columnStatistics);
   for (const { field, path, inRepeated } of allFields(schema)) {
     if (!isPrimitive(field.type)) continue;
-    const key = path.map(quoteIdentifier).join('.');
+    const key = duckDbColumnPath(path);
     const duckStats = statsByPath.get(key);
     if (duckStats === undefined) continue;
     const mode = config.columnModes.get(path.join('.')) ?? config.defaultMode;

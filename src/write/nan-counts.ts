@@ -6,7 +6,7 @@
  * NaN-free min and max as text, the bounds readers may prune with (NaN is never a bound).
  * Fields in lists and maps are skipped: they get no counts (Java's convention, data-file-metrics.ts).
  */
-import { quoteIdentifier } from '../iceberg/duckdb-types.js';
+import { duckDbColumnPath } from '../iceberg/duckdb-types.js';
 import { allFields } from '../iceberg/schema.js';
 import type { Schema } from '../iceberg/types.js';
 import { quoteLiteral, type DuckDbSession } from '../duckdb/session.js';
@@ -18,7 +18,7 @@ function floatingColumns(schema: Pick<Schema, 'fields'>): Map<string, string> {
   const out = new Map<string, string>();
   for (const { field, path, inRepeated } of allFields(schema)) {
     if (inRepeated || (field.type.kind !== 'float' && field.type.kind !== 'double')) continue;
-    const quoted = path.map(quoteIdentifier).join('.');
+    const quoted = duckDbColumnPath(path);
     out.set(quoted, `f.${quoted}`);
   }
   return out;

@@ -3,11 +3,11 @@ import { SchemaMismatchError } from '../../../src/errors.js';
 import {
   assignFreshIds,
   checkWriteCompatible,
-  columnPathIndex,
   findField,
   highestFieldId,
   type UnassignedField,
 } from '../../../src/iceberg/schema.js';
+import { columnPathIndex } from '../../../src/iceberg/duckdb-types.js';
 import type { Schema } from '../../../src/iceberg/types.js';
 
 const nested: UnassignedField[] = [
