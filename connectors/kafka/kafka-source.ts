@@ -20,7 +20,8 @@ import type { ConsumerClient, FetchedBatch, PartitionBounds } from './consumer-c
 import { KafkaSourceError } from './kafka-source-error.js';
 import type { RawRecord } from './raw-record.js';
 import { RecordBuffer } from './record-buffer.js';
-import { decodeRecords, type RecordDecoder } from './record-decoder.js';
+import { decodeRecords } from './decode-records.js';
+import type { RecordDecoder } from './record-decoder.js';
 
 export interface KafkaSourceOptions<V> {
   readonly topics: readonly string[];

@@ -1,14 +1,8 @@
 /**
- * The decoder contract and the batch step every source runs: records that decode become source
- * records, records that do not become dead-letter candidates (never dropped), and records a
- * decoder consumes on purpose without a row (tombstones) are counted by reason. Every source
- * record keeps the value's fetched bytes (`raw`), so a record that fails later is dead-lettered
- * with exactly what was read.
+ * The decoder contract: what a value format (JSON, Avro, Debezium) implements so that
+ * decodeRecords (decode-records.ts) can turn fetched records into source records.
  */
-import type { DeadLetterCandidate, SourceRecord } from '../streaming-source.js';
-import { DecodeError } from './decode-error.js';
-import { FetchedJsonRecord } from './fetched-json-record.js';
-import { deadLetterOf, type RawRecord } from './raw-record.js';
+import type { RawRecord } from './raw-record.js';
 
 export type Decoded<V> = { readonly value: V } | { readonly skip: string };
 
@@ -26,37 +20,4 @@ export interface RecordDecoder<V> {
    * are (json-object-check.ts); such a record is decoded only if something reads its value.
    */
   passesAsJson?(record: RawRecord): boolean;
-}
-
-export interface DecodedBatch<V> {
-  readonly records: SourceRecord<V>[];
-  readonly deadLetters: DeadLetterCandidate[];
-  readonly skipped: Record<string, number>;
-}
-
-export function decodeRecords<V>(decoder: RecordDecoder<V>, raws: readonly RawRecord[]): DecodedBatch<V> {
-  const records: SourceRecord<V>[] = [];
-  const deadLetters: DeadLetterCandidate[] = [];
-  const skipped: Record<string, number> = {};
-  for (const raw of raws) {
-    if (decoder.passesAsJson?.(raw) === true) {
-      records.push(new FetchedJsonRecord(raw, decoder));
-      continue;
-    }
-    let decoded: Decoded<V>;
-    try {
-      decoded = decoder.decode(raw);
-    } catch (error) {
-      if (!(error instanceof DecodeError)) throw error;
-      deadLetters.push(deadLetterOf(raw, error.code, error.reason));
-      continue;
-    }
-    if ('skip' in decoded) {
-      skipped[decoded.skip] = (skipped[decoded.skip] ?? 0) + 1;
-      continue;
-    }
-    const { topic, partition, offset, timestampMs, key, headers } = raw;
-    records.push({ topic, partition, offset, timestampMs, key, headers, value: decoded.value, raw: raw.value });
-  }
-  return { records, deadLetters, skipped };
 }

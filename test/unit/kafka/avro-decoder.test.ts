@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfluentAvroDecoder } from '../../../connectors/kafka/avro-decoder.js';
 import { encodeConfluentWire } from '../../../connectors/kafka/confluent-wire.js';
-import { decodeRecords } from '../../../connectors/kafka/record-decoder.js';
+import { decodeRecords } from '../../../connectors/kafka/decode-records.js';
 import { basicAuthFromEnv, SchemaRegistryClient, SchemaRegistryError } from '../../../connectors/kafka/schema-registry-client.js';
 import { InvalidInputError } from '../../../src/errors.js';
 import { AvroWire, nullable, recordSchema } from './avro-wire.js';

@@ -4,7 +4,7 @@ import { ConfluentAvroDecoder } from '../../../connectors/kafka/avro-decoder.js'
 import { encodeConfluentWire } from '../../../connectors/kafka/confluent-wire.js';
 import { DebeziumDecoder, type ChangeEvent } from '../../../connectors/kafka/debezium-decoder.js';
 import { JsonDecoder } from '../../../connectors/kafka/json-decoder.js';
-import { decodeRecords } from '../../../connectors/kafka/record-decoder.js';
+import { decodeRecords } from '../../../connectors/kafka/decode-records.js';
 import { SchemaRegistryClient } from '../../../connectors/kafka/schema-registry-client.js';
 import { FakeSchemaRegistry } from './fake-schema-registry.js';
 import { rawRecord } from './records.js';

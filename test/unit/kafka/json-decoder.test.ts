@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DecodeError } from '../../../connectors/kafka/decode-error.js';
 import { JsonDecoder } from '../../../connectors/kafka/json-decoder.js';
-import { decodeRecords } from '../../../connectors/kafka/record-decoder.js';
+import { decodeRecords } from '../../../connectors/kafka/decode-records.js';
 import { rawRecord } from './records.js';
 
 describe('JSON decoder', () => {

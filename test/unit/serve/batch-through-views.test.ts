@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JsonDecoder } from '../../../connectors/kafka/json-decoder.js';
-import { decodeRecords } from '../../../connectors/kafka/record-decoder.js';
+import { decodeRecords } from '../../../connectors/kafka/decode-records.js';
 import { DuckDbSession } from '../../../src/duckdb/session.js';
 import { FlowError } from '../../../src/errors.js';
 import { primitive, type NestedField } from '../../../src/iceberg/types.js';

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { DebeziumRowDecoder } from '../../../connectors/kafka/debezium-row-decoder.js';
 import { JsonDecoder } from '../../../connectors/kafka/json-decoder.js';
 import { jsonSafeValue } from '../../../connectors/kafka/json-safe-values.js';
-import { decodeRecords } from '../../../connectors/kafka/record-decoder.js';
+import { decodeRecords } from '../../../connectors/kafka/decode-records.js';
 import { serveSettings } from '../../../src/app/serve/serve-config.js';
 import { loadServeFile } from '../../../src/app/serve/serve-file.js';
 import { valueDecoder } from '../../../src/app/serve/value-decoder.js';

@@ -13,7 +13,8 @@ import { ConfluentAvroDecoder } from '../../../../connectors/kafka/avro-decoder.
 import { compileAvroSchema, columnTypesOf } from '../../../../connectors/kafka/avro-logical-schema.js';
 import { DebeziumRowDecoder } from '../../../../connectors/kafka/debezium-row-decoder.js';
 import { JsonSafeDecoder } from '../../../../connectors/kafka/json-safe-values.js';
-import { decodeRecords, type RecordDecoder } from '../../../../connectors/kafka/record-decoder.js';
+import { decodeRecords } from '../../../../connectors/kafka/decode-records.js';
+import type { RecordDecoder } from '../../../../connectors/kafka/record-decoder.js';
 import type { RawRecord } from '../../../../connectors/kafka/raw-record.js';
 import { SchemaRegistryClient } from '../../../../connectors/kafka/schema-registry-client.js';
 import { DuckDbSession } from '../../../../src/duckdb/session.js';
