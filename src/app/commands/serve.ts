@@ -23,8 +23,12 @@ export async function serveCommand(argv: readonly string[]): Promise<void> {
   const { positionals, values } = parseArgs({
     args: [...argv],
     allowPositionals: true,
-    options: { ...flagOptions, warehouse: { type: 'string' }, 'catalog-name': { type: 'string' } },
+    options: { ...flagOptions, warehouse: { type: 'string' }, 'catalog-name': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
   });
+  if (values.help === true) {
+    process.stdout.write(`Usage:\n${SERVE_USAGE}\n`);
+    return;
+  }
   const [pipelinePath, ...rest] = positionals;
   if (pipelinePath === undefined) throw new InvalidInputError(`thund serve needs a pipeline file whose catalog and storage blocks say where tables live:\n${SERVE_USAGE}`);
   if (rest.length > 0) throw new InvalidInputError(`thund serve: unexpected arguments: ${rest.join(' ')}`);
