@@ -29,6 +29,8 @@ export interface CatalogOverrides {
   /** sql: a directory (relative to the working directory); rest: the warehouse sent to /v1/config; glue: the S3 root. */
   readonly warehouse?: string;
   readonly catalogName?: string;
+  /** Open only an embedded catalog that exists already (inspect reads; it never creates a warehouse). */
+  readonly existingOnly?: boolean;
 }
 
 export interface OpenedCatalog {
@@ -59,6 +61,7 @@ export async function openCatalog(
       const embedded = openEmbeddedCatalog({
         ...(catalog.warehousePath === undefined ? {} : { warehouse: catalog.warehousePath }),
         ...(catalog.name === undefined ? {} : { catalogName: catalog.name }),
+        existingOnly: overrides.existingOnly === true,
       });
       return {
         catalog: embedded.catalog,

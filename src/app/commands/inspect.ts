@@ -5,7 +5,7 @@
 import { relative } from 'node:path';
 import { formatIdentifier, type TableIdentifier } from '../../../catalog/catalog.js';
 import { fromFileUri, isLocalLocation } from '../../../connectors/storage/local-file-io.js';
-import { InvalidInputError } from '../../errors.js';
+import { InvalidInputError, NoSuchTableError } from '../../errors.js';
 import { stringifyJson } from '../../iceberg/json.js';
 import { liveDataFiles } from '../../table/scan.js';
 import { liveRowCount } from '../../table/live-row-count.js';
@@ -15,7 +15,7 @@ import type { TableMetadata } from '../../iceberg/table-metadata.js';
 import { isTableDataset } from '../../pipeline/ir/dataset.js';
 import { formatProblem } from '../../pipeline/problems.js';
 import { loadPipelineDefinition, type PipelineDefinition } from '../../pipeline/spec-to-ir.js';
-import { openCatalog, type CatalogOverrides } from '../open-catalog.js';
+import { openCatalog, type CatalogOverrides, type OpenedCatalog } from '../open-catalog.js';
 
 export interface InspectOptions extends CatalogOverrides {
   readonly json?: boolean;
@@ -35,7 +35,7 @@ export function parseTableName(text: string): TableIdentifier {
 export async function inspectCommand(tableName: string | undefined, options: InspectOptions, print: (line: string) => void): Promise<void> {
   const spec = options.pipeline === undefined ? undefined : await loadDefinition(options.pipeline);
   const identifier = tableName === undefined ? pipelineTable(spec) : parseTableName(tableName);
-  const opened = await openCatalog(spec, options);
+  const opened = await openExistingCatalog(spec, options, identifier);
   const { catalog, warehousePath } = opened;
   try {
     const table = await catalog.loadTable(identifier);
@@ -86,6 +86,17 @@ export async function inspectCommand(tableName: string | undefined, options: Ins
     }
   } finally {
     await opened.close();
+  }
+}
+
+/** Inspect reads: a warehouse that does not exist is an error, never created. */
+async function openExistingCatalog(spec: PipelineDefinition | undefined, options: InspectOptions, identifier: TableIdentifier): Promise<OpenedCatalog> {
+  try {
+    return await openCatalog(spec, { ...options, existingOnly: true });
+  } catch (error) {
+    if (!(error instanceof NoSuchTableError)) throw error;
+    const table = formatIdentifier(identifier);
+    throw new NoSuchTableError(`cannot inspect ${table}: ${error.message}`, { cause: error, context: { ...error.context, table } });
   }
 }
 
