@@ -10,6 +10,18 @@ import { KEY_SEPARATOR } from './strict-object.js';
 /** Names that become SQL identifiers (DuckDB views) must not need quoting. */
 export const SQL_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export const PIPELINE_NAME = /^[A-Za-z0-9_-]+$/;
+/**
+ * Namespace and table names become folder names (`<warehouse>/<namespace>/<table>`, Glue's
+ * `<namespace>.db`), flow names checkpoint folders; file systems allow 255 bytes a folder name.
+ * Names are ASCII, so characters are bytes; the margin leaves room for Thund's suffixes.
+ */
+export const MAX_NAME_LENGTH = 200;
+
+/** Why a name part is too long, or undefined when it fits. */
+export function nameLengthProblem(part: string): string | undefined {
+  if (part.length <= MAX_NAME_LENGTH) return undefined;
+  return `"${part.slice(0, 24)}…" is too long: ${part.length} characters, at most ${MAX_NAME_LENGTH} (it becomes a folder name)`;
+}
 /** `namespace.table`, namespace possibly multi-level (`a.b.t`), each part an identifier. */
 export const TABLE_KEY = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$/;
 

@@ -20,8 +20,10 @@ import type { Origin } from './ir/origin.js';
 import { GraphRegistry } from './ir/registry.js';
 import type { OutputMode } from './ir/streaming.js';
 import { PROBLEM_CODES, type PipelineProblem } from './problems.js';
-import { issuesToProblems, SQL_IDENTIFIER, TABLE_KEY, type WriteMode } from './spec-schema.js';
+import { issuesToProblems, nameLengthProblem, SQL_IDENTIFIER, TABLE_KEY, type WriteMode } from './spec-schema.js';
 import { readSpecFile } from './spec-file.js';
+import { expandSpecEnv } from './spec-env.js';
+import type { Environment } from './env-template.js';
 import { formatFieldPath, parseYaml, type FieldPath, type SpecProblem, type YamlLocator } from './yaml-locator.js';
 
 export interface PipelineDefinition {
@@ -36,11 +38,12 @@ export type DefinitionResult =
   | { readonly ok: true; readonly definition: PipelineDefinition }
   | { readonly ok: false; readonly problems: readonly PipelineProblem[] };
 
-export async function loadPipelineDefinition(specPath: string): Promise<DefinitionResult> {
-  return parsePipelineDefinition(await readSpecFile(specPath), specPath);
+/** `env` fills the `${NAME}` references of source and sink settings (spec-env.ts). */
+export async function loadPipelineDefinition(specPath: string, env: Environment = process.env): Promise<DefinitionResult> {
+  return parsePipelineDefinition(await readSpecFile(specPath), specPath, env);
 }
 
-export function parsePipelineDefinition(text: string, sourceName: string): DefinitionResult {
+export function parsePipelineDefinition(text: string, sourceName: string, env: Environment = process.env): DefinitionResult {
   let yaml: YamlLocator;
   try {
     yaml = parseYaml(text, sourceName);
@@ -66,8 +69,10 @@ export function parsePipelineDefinition(text: string, sourceName: string): Defin
   if (!parsed.success) return located(issuesToProblems(parsed.error.issues));
   const nameProblems = checkNames(parsed.data);
   if (nameProblems.length > 0) return located(nameProblems);
+  const expanded = expandSpecEnv(parsed.data, env);
+  if (expanded.problems.length > 0) return located(expanded.problems);
   try {
-    return { ok: true, definition: toDefinition(parsed.data, sourceName, yaml) };
+    return { ok: true, definition: toDefinition(expanded.wire, sourceName, yaml) };
   } catch (error) {
     // Declarations reject only what the wire schema already refused; this is a safety net.
     if (error instanceof InvalidInputError) return located([{ path: [], message: error.message }]);
@@ -84,14 +89,20 @@ function checkNames(wire: PipelineDefinitionWire): SpecProblem[] {
   const problems: SpecProblem[] = [];
   for (const field of ['sources', 'views', 'sinks', 'flows'] as const) {
     for (const name of Object.keys(wire[field])) {
+      const tooLong = nameLengthProblem(name);
       if (!SQL_IDENTIFIER.test(name)) {
         problems.push({ path: [field, name], target: 'key', message: `name "${name}" must be a SQL identifier (letters, digits, "_", not starting with a digit)` });
+      } else if (tooLong !== undefined) {
+        problems.push({ path: [field, name], target: 'key', message: `name ${tooLong}` });
       }
     }
   }
   for (const key of Object.keys(wire.tables)) {
+    const tooLong = key.split('.').map(nameLengthProblem).find((problem) => problem !== undefined);
     if (!TABLE_KEY.test(key)) {
       problems.push({ path: ['tables', key], target: 'key', message: `table name "${key}" must be namespace.table (e.g. lake.orders), each part a SQL identifier` });
+    } else if (tooLong !== undefined) {
+      problems.push({ path: ['tables', key], target: 'key', message: `table name part ${tooLong}` });
     }
   }
   for (const [field, entries] of [['tables', wire.tables], ['views', wire.views], ['flows', wire.flows]] as const) {
