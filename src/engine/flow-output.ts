@@ -9,6 +9,7 @@ import type { ColumnProjection, UnassignedField } from '../iceberg/schema.js';
 import type { EvolvedColumn } from '../iceberg/schema-evolution.js';
 import type { NestedField } from '../iceberg/types.js';
 import { duckDbMessage, quoteIdentifier, type DuckDbSession } from '../duckdb/session.js';
+import { queryBody } from '../pipeline/query-body.js';
 
 export interface FlowOutput {
   readonly flowName: string;
@@ -17,8 +18,8 @@ export interface FlowOutput {
 }
 
 export async function describeFlow(session: DuckDbSession, flowName: string, flowSql: string): Promise<FlowOutput> {
-  // The flow's query is embedded as a subquery, where a trailing semicolon would be a syntax error.
-  const sql = flowSql.trim().replace(/;+\s*$/, '');
+  // The flow's query is embedded as a subquery, where a trailing semicolon or comment would be a syntax error.
+  const sql = queryBody(flowSql);
   let columns: { column_name: string; column_type: string }[];
   try {
     columns = (await session.queryJson(`DESCRIBE SELECT * FROM (${sql})`)) as typeof columns;

@@ -13,6 +13,7 @@ import { toSparkDialect } from './spark-dialect.js';
 import { schemaDdl } from './spark-types.js';
 import { withWatermarkClause } from './stream-reads.js';
 import { qualifyTableReads } from './table-references.js';
+import { queryBody } from '../pipeline/query-body.js';
 
 export interface SqlFile {
   /** Relative to the project folder. */
@@ -70,7 +71,7 @@ export const fileStem = (name: string): string => name.replace(/[^A-Za-z0-9_.-]/
 
 export function query(flow: Flow, catalog: string): string {
   const watermark = flow.streaming.watermark;
-  const text = qualifyTableReads(toSparkDialect(flow.query.text.replace(/;\s*$/, '')).sql, flow.dependencies?.reads ?? [], catalog);
+  const text = qualifyTableReads(toSparkDialect(queryBody(flow.query.text)).sql, flow.dependencies?.reads ?? [], catalog);
   // placement.ts maps a flow with a watermark only when the clause has exactly one place.
   return watermark === undefined ? text : (withWatermarkClause(text, watermark) ?? text);
 }

@@ -2,11 +2,11 @@
  * Bad input through the CLI: each failure is one clear line naming what is wrong and where,
  * exits non-zero, and changes nothing in the catalog (no table, no new snapshot, no data files).
  */
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { REPO, filesUnder, inspect, thund } from './cli.js';
+import { REPO, filesUnder, inspect, thund, type CliResult } from './cli.js';
 
 const INPUT = join(REPO, 'examples/quickstart/data/orders.parquet');
 
@@ -46,7 +46,10 @@ function spec(sql: string, options: { path?: string; table?: string } = {}): str
 }
 
 function expectFailureWithoutChanges(args: string[], ...messageParts: (string | RegExp)[]): string {
-  const result = thund(args);
+  return expectRefusedWithoutChanges(thund(args), ...messageParts);
+}
+
+function expectRefusedWithoutChanges(result: CliResult, ...messageParts: (string | RegExp)[]): string {
   expect(result.status).not.toBe(0);
   expect(result.stdout).toBe('');
   const firstLine = result.stderr.split('\n')[0] ?? '';
@@ -112,11 +115,93 @@ describe('thund run with bad input', () => {
   });
 });
 
+describe('thund run with SQL that is not one query', () => {
+  const refusals = {
+    insert: 'INSERT INTO orders VALUES (1)',
+    create: 'CREATE TABLE copy AS SELECT * FROM orders',
+    copy: "COPY orders TO 'out.csv'",
+    drop: 'DROP TABLE orders',
+    attach: "ATTACH 'other.db'",
+    pragma: 'PRAGMA version',
+    set: 'SET threads = 1',
+    explain: 'EXPLAIN SELECT * FROM orders',
+  };
+  for (const [kind, sql] of Object.entries(refusals)) {
+    it(`refuses ${kind} with the flow, file and line named`, () => {
+      const file = spec(`"${sql}"`);
+      const line = expectFailureWithoutChanges(['run', file, '--warehouse', warehouse], /pipeline-\w+\.yaml:12:\d+/, /flow "load_orders"/, /one query/);
+      expect(line).not.toMatch(/serialized|Parser Error|Catalog Error/i);
+    });
+  }
+
+  it('refuses several statements, even when each is a SELECT', () => {
+    expectFailureWithoutChanges(['run', spec('"SELECT id FROM orders; SELECT 2"'), '--warehouse', warehouse], /flow "load_orders"/, /2 statements/);
+    expectFailureWithoutChanges(['run', spec('"SELECT id FROM orders; DROP TABLE orders"'), '--warehouse', warehouse], /flow "load_orders"/, /2 statements/);
+  });
+
+  it('refuses SQL that is only a comment', () => {
+    expectFailureWithoutChanges(['run', spec('"-- nothing here"'), '--warehouse', warehouse], /flow "load_orders"/, /no query/);
+  });
+
+  it('refuses a view and a sink flow that are not queries, naming them', () => {
+    const file = join(work, 'views.yaml');
+    writeFileSync(
+      file,
+      [
+        'pipeline: bad-input',
+        'sources:',
+        '  orders: { format: parquet, path: data/orders.parquet }',
+        'views:',
+        '  recent:',
+        "    sql: DELETE FROM orders",
+        'sinks:',
+        '  alerts: { format: kafka, options: { topic: alerts, bootstrap_servers: "127.0.0.1:1" } }',
+        'flows:',
+        '  export_alerts: { target: alerts, sql: "COPY orders TO \'x.csv\'" }',
+        '',
+      ].join('\n'),
+    );
+    const result = thund(['validate', file]);
+    expect(result.status).toBe(1);
+    expect(result.stdout).toMatch(/views\.yaml:6:\d+ THUND_E_SQL_SYNTAX view "recent": .*one query/);
+    expect(result.stdout).toMatch(/views\.yaml:10:\d+ THUND_E_SQL_SYNTAX flow "export_alerts": .*one query/);
+  });
+});
+
+describe('thund run with bad names and variables', () => {
+  it('names a source path variable that is not set, with file and line', () => {
+    const file = spec('SELECT id FROM orders', { path: '${THUND_NO_SUCH_VARIABLE}/orders.parquet' });
+    const line = expectRefusedWithoutChanges(thund(['run', file, '--warehouse', warehouse]), /pipeline-\w+\.yaml:5:\d+/, /THUND_NO_SUCH_VARIABLE/, /not set/);
+    expect(line).toMatch(/sources\.orders\.path/);
+  });
+
+  it('refuses a table name too long for a folder before creating anything', () => {
+    const long = `lake.${'t'.repeat(300)}`;
+    expectFailureWithoutChanges(['run', spec('SELECT id FROM orders', { table: long }), '--warehouse', warehouse], /lake\.t+/, /too long: 300 characters, at most 200/);
+    expect(filesUnder(warehouse)).toEqual([]);
+    expect(existsSync(warehouse)).toBe(false);
+  });
+
+  it('refuses a namespace name too long for a folder', () => {
+    const long = `${'n'.repeat(260)}.orders`;
+    expectFailureWithoutChanges(['run', spec('SELECT id FROM orders', { table: long }), '--warehouse', warehouse], /too long/);
+    expect(existsSync(warehouse)).toBe(false);
+  });
+});
+
 describe('thund inspect with bad input', () => {
   it('names a table that does not exist', () => {
     const result = thund(['inspect', 'lake.nothing', '--warehouse', warehouse]);
     expect(result.status).not.toBe(0);
     expect(result.stderr).toMatch(/lake\.nothing/);
+  });
+
+  it('refuses a warehouse folder that does not exist, creating nothing', () => {
+    const missing = join(work, 'no-such-warehouse');
+    const result = thund(['inspect', 'lake.orders', '--warehouse', missing]);
+    expect(result.status).not.toBe(0);
+    expect(result.stderr.split('\n')[0]).toMatch(/lake\.orders.*no-such-warehouse/);
+    expect(existsSync(missing)).toBe(false);
   });
 
   it('rejects a name without a namespace', () => {
@@ -127,9 +212,52 @@ describe('thund inspect with bad input', () => {
 });
 
 describe('thund run with forgiving input', () => {
+  it('accepts flow SQL that ends with a comment', () => {
+    const result = thund(['run', spec('|\n      SELECT id FROM orders -- every order\n      -- and a last word'), '--warehouse', warehouse]);
+    expect(result.stderr).toBe('');
+    expect(Number(inspect('lake.orders', warehouse).rowCount)).toBe(Number(inspect('lake.orders', warehouse).dataFiles[0]?.recordCount));
+    expect(Number(inspect('lake.orders', warehouse).rowCount)).toBeGreaterThan(0);
+  });
+
+  it('accepts flow SQL with several trailing semicolons, comments and strings holding ; and --', () => {
+    const sql = "|\n      SELECT id, ';--' AS odd /* ; */ FROM orders; -- done;\n      ;  /* really ; */ ;";
+    const result = thund(['run', spec(sql), '--warehouse', warehouse]);
+    expect(result.stderr).toBe('');
+    expect(Number(inspect('lake.orders', warehouse).rowCount)).toBeGreaterThan(0);
+  });
+
+  it('accepts WITH, VALUES, FROM-first and set operations as queries', () => {
+    for (const sql of ['"WITH o AS (SELECT id FROM orders) SELECT id FROM o"', '"VALUES (1), (2)"', '"FROM orders SELECT id"', '"SELECT id FROM orders UNION ALL SELECT id FROM orders"']) {
+      const result = thund(['run', spec(sql), '--warehouse', warehouse]);
+      expect(result.stderr, sql).toBe('');
+    }
+    expect(inspect('lake.orders', warehouse).snapshots).toHaveLength(4);
+  });
+
+  it('expands ${NAME} in source paths', () => {
+    const result = thund(['run', spec('SELECT id FROM orders', { path: '${THUND_TEST_DATA}/orders.parquet' }), '--warehouse', warehouse], REPO, {
+      THUND_TEST_DATA: join(work, 'data'),
+    });
+    expect(result.stderr).toBe('');
+    expect(Number(inspect('lake.orders', warehouse).rowCount)).toBeGreaterThan(0);
+  });
+
   it('accepts flow SQL that ends with a semicolon', () => {
     const result = thund(['run', spec('"SELECT id FROM orders;  "'), '--warehouse', warehouse]);
     expect(result.stderr).toBe('');
     expect(Number(inspect('lake.orders', warehouse).rowCount)).toBeGreaterThan(0);
   });
+});
+
+describe('help', () => {
+  for (const command of ['run', 'serve', 'validate', 'plan', 'lower', 'inspect']) {
+    for (const flag of ['--help', '-h']) {
+      it(`thund ${command} ${flag} prints its usage and exits 0`, () => {
+        const result = thund([command, flag]);
+        expect(result.stderr).toBe('');
+        expect(result.status).toBe(0);
+        expect(result.stdout).toMatch(new RegExp(`thund ${command} `));
+      });
+    }
+  }
 });

@@ -1,7 +1,7 @@
 /**
  * Runs the built `thund` CLI (dist/) as a user would, and small readers for what it wrote.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -18,10 +18,24 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-export function thund(args: readonly string[], cwd = REPO): CliResult {
+export function thund(args: readonly string[], cwd = REPO, env: Readonly<Record<string, string>> = {}): CliResult {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
-  const result = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', env: { ...process.env, THUND_DEBUG: '' } });
+  const result = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', env: { ...process.env, THUND_DEBUG: '', ...env } });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** As thund(), without blocking this process: for tests whose servers run in it. */
+export function thundAsync(args: readonly string[], cwd = REPO, env: Readonly<Record<string, string>> = {}): Promise<CliResult> {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, THUND_DEBUG: '', ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
 }
 
 export interface InspectReport {

@@ -1,6 +1,7 @@
-/** A flow's SQL ready to embed in another statement (no trailing semicolon). */
+/** A flow's SQL ready to embed in another statement (no trailing semicolons or comments). */
 import type { Flow } from '../../pipeline/ir/flow.js';
+import { queryBody } from '../../pipeline/query-body.js';
 
 export function flowQuery(flow: Flow): string {
-  return flow.query.text.trim().replace(/;+\s*$/, '');
+  return queryBody(flow.query.text);
 }

@@ -14,6 +14,7 @@ import { icebergToDuckDbType } from '../../iceberg/duckdb-types.js';
 import type { DataFile } from '../../iceberg/data-file.js';
 import type { NestedField } from '../../iceberg/types.js';
 import { RECORD_COLUMNS, stageRecords, stageRecordsAsView, type JsonRecord } from './batch-staging.js';
+import { queryBody } from '../../pipeline/query-body.js';
 
 /** DuckDB tables the flow reads and the writer reads. */
 export const BATCH_OUTPUT_TABLE = 'thund_batch_output';
@@ -207,7 +208,7 @@ const outputKinds = new WeakMap<DuckDbSession, 'VIEW' | 'TABLE'>();
 
 async function runFlow(settings: BatchFlowSettings, records: readonly JsonRecord[], columns: ReadonlyMap<string, string> | undefined, readOtherFields = false): Promise<void> {
   await stageRecords({ session: settings.session, records, table: settings.view, tempDir: settings.tempDir, readOtherFields, ...(columns === undefined ? {} : { columns }) });
-  const sql = (settings.sql ?? `SELECT * FROM ${quoteIdentifier(settings.view)}`).trim().replace(/;+\s*$/, '');
+  const sql = queryBody(settings.sql ?? `SELECT * FROM ${quoteIdentifier(settings.view)}`);
   await settings.session.run(`CREATE OR REPLACE VIEW ${quoteIdentifier(FLOW_RESULT_TABLE)} AS SELECT * FROM (${sql})`);
 }
 

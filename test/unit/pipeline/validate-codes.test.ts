@@ -209,7 +209,7 @@ describe('each code with its origin', () => {
 
   it(PROBLEM_CODES.SQL_SYNTAX, async () => {
     expect(await problems(...SOURCE, 'tables:', '  lake.t:', '    sql: |', '      SELECT *', '      FROM events WHERE')).toEqual([
-      'p.yaml:8:10 THUND_E_SQL_SYNTAX flow "lake.t": syntax error at end of input (at line 2, column 18 of its SQL)',
+      'p.yaml:8:10 THUND_E_SQL_SYNTAX table "lake.t": syntax error at end of input (at line 2, column 18 of its SQL)',
     ]);
   });
 });

@@ -98,9 +98,9 @@ const CASES: readonly ConstructCase[] = [
       ...PARQUET_SOURCES,
       'tables:',
       '  lake.a: { mode: overwrite, sql: SELECT id FROM orders }',
-      "  lake.b: { mode: overwrite, sql: \"SELECT id, 'lake.a' AS label FROM lake.a -- lake.a\" }",
+      "  lake.b: { mode: overwrite, sql: \"SELECT id, 'lake.a' AS label -- lake.a\\nFROM lake.a -- a trailing comment\" }",
     ],
-    files: { 'transformations/lake.b.sql': [`SELECT id, 'lake.a' AS label FROM ${T('a')} -- lake.a;`] },
+    files: { 'transformations/lake.b.sql': [`SELECT id, 'lake.a' AS label -- lake.a\n  FROM ${T('a')};`] },
   },
   {
     construct: 'streaming table with an append flow',

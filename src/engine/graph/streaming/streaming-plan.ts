@@ -14,6 +14,7 @@ import { aggregationShape, type AggregationShape } from './aggregation-shape.js'
 import { parquetInput, tableInput, type StreamInput } from './stream-input.js';
 import { joinsStreams } from './stream-joins.js';
 import { streamReadKey } from './stream-rewrite.js';
+import { flowQuery } from '../flow-query.js';
 
 export interface StreamedInput {
   /** streamReadKey of the name the SQL reads. */
@@ -32,7 +33,7 @@ export interface StreamingPlan {
 
 export async function planStreamingFlow(context: FlowContext): Promise<StreamingPlan> {
   const { flow, graph } = context;
-  const sql = flow.query.text.trim().replace(/;+\s*$/, '');
+  const sql = flowQuery(flow);
   if (flow.dependencies === undefined) throw refused(flow, 'its reads are not inferred yet (run inferDependencies first)');
   const inputs: StreamedInput[] = [];
   for (const read of flow.dependencies.reads.filter((r) => r.streaming)) {
