@@ -1,7 +1,11 @@
 /**
  * One error family for the whole project. Every error carries a stable code, whether a retry
  * may succeed, and structured context naming the record, file, field or flow that is wrong.
+ * Messages often repeat what a server answered: the message, the context and the cause chain are
+ * scrubbed of every secret the process holds (secrets.ts) when the error is made.
  */
+import { scrubErrorChain, scrubSecrets } from './secrets.js';
+
 export type ErrorContext = Readonly<Record<string, string | number | bigint | boolean | undefined>>;
 
 export interface ThundErrorOptions {
@@ -16,12 +20,17 @@ export class ThundError extends Error {
   readonly context: ErrorContext;
 
   constructor(code: string, message: string, options: ThundErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(scrubSecrets(message), options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
     this.retryable = options.retryable ?? false;
-    this.context = options.context ?? {};
+    this.context = scrubbedContext(options.context ?? {});
+    scrubErrorChain(options.cause);
   }
+}
+
+function scrubbedContext(context: ErrorContext): ErrorContext {
+  return Object.fromEntries(Object.entries(context).map(([key, value]) => [key, typeof value === 'string' ? scrubSecrets(value) : value]));
 }
 
 /** Input from a user (pipeline spec, CLI arguments, source data) is wrong. */

@@ -27,6 +27,8 @@ import { AlreadyExistsError, CommitConflictError, NamespaceNotEmptyError, NoSuch
 import type { FileIO } from '../../src/iceberg/file-io.js';
 import { newTableMetadata } from '../../src/iceberg/metadata-builder.js';
 import type { TableMetadata } from '../../src/iceberg/table-metadata.js';
+import { REGISTER_SENT_AWS_CREDENTIALS, registerSentAwsCredentials } from '../../src/aws-request-secrets.js';
+import { registerAwsKeys } from '../../src/secrets.js';
 import { formatIdentifier, type CreateTableRequest, type TableIdentifier } from '../catalog.js';
 import { alreadyExists, checkPropertyChanges, messageOf, noSuchNamespace, noSuchTable } from '../catalog-errors.js';
 import { stripTrailingSlash } from '../metadata-files.js';
@@ -69,11 +71,13 @@ export class GlueCatalog extends PointerSwapCatalog<GlueTable> {
     super(options.io);
     this.name = options.name ?? 'glue';
     this.warehouse = stripTrailingSlash(options.warehouse);
+    if (options.glue.credentials !== undefined) registerAwsKeys(options.glue.credentials);
     this.client = new GlueClient({
       region: options.glue.region,
       ...(options.glue.endpoint === undefined ? {} : { endpoint: options.glue.endpoint }),
       ...(options.glue.credentials === undefined ? {} : { credentials: { ...options.glue.credentials } }),
     });
+    this.client.middlewareStack.add(registerSentAwsCredentials, REGISTER_SENT_AWS_CREDENTIALS);
   }
 
   async listNamespaces(parent: readonly string[] = []): Promise<string[][]> {

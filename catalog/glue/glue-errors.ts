@@ -56,7 +56,7 @@ export function unknownOutcome(table: string, metadataLocation: string, error: u
 
 export function glueError(what: string, error: unknown): ThundError {
   const status = httpStatus(error);
-  return new ThundError('CATALOG_ERROR', `Glue failed to ${what}: ${messageOf(error)}`, {
+  return new ThundError('CATALOG_ERROR', `Glue failed to ${what}${status === undefined ? '' : ` (HTTP ${status})`}: ${messageOf(error)}`, {
     cause: error,
     retryable: status === undefined || status >= 500 || status === 429,
     context: { operation: what, status },

@@ -1,12 +1,14 @@
 /**
  * Authentication for the REST catalog client (ICEBERG.md §7.3): a static bearer token, OAuth2
  * client credentials with a cached, proactively refreshed token, and AWS SigV4 request signing
- * (Glue's and S3 Tables' Iceberg REST endpoints). Secrets and tokens never reach errors or logs.
+ * (Glue's and S3 Tables' Iceberg REST endpoints). Every secret and token is registered
+ * (src/secrets.ts) before it is sent, so no error or log shows it, even when a server echoes it.
  */
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { z } from 'zod';
 import { ThundError } from '../../src/errors.js';
+import { registerAwsKeys, registerSecret, registerShortLivedSecret } from '../../src/secrets.js';
 
 /** The request an auth provider decorates; `url` is absolute, `body` the exact bytes sent. */
 export interface AuthRequest {
@@ -24,9 +26,18 @@ export interface AuthProvider {
   onUnauthorized(): Promise<boolean>;
 }
 
+/** How long a token lives: configured for the process, or handed out at run time (per table). */
+export type TokenLifetime = 'lasting' | 'short-lived';
+
 /** `Authorization: Bearer <token>` with a fixed token; a 401 cannot be cured by retrying. */
 export class BearerAuth implements AuthProvider {
-  constructor(private readonly token: string) {}
+  constructor(
+    private readonly token: string,
+    lifetime: TokenLifetime = 'lasting',
+  ) {
+    if (lifetime === 'lasting') registerSecret(token);
+    else registerShortLivedSecret(token);
+  }
 
   async headers(): Promise<Record<string, string>> {
     return { authorization: `Bearer ${this.token}` };
@@ -84,6 +95,7 @@ export class OAuth2ClientCredentialsAuth implements AuthProvider {
 
   constructor(private readonly options: OAuth2Options) {
     this.tokenEndpoint = options.serverUri ?? `${options.uri.replace(/\/+$/, '')}/v1/oauth/tokens`;
+    registerSecret(options.clientSecret);
     this.fetchFn = options.fetch ?? fetch;
     this.now = options.now ?? Date.now;
   }
@@ -138,7 +150,7 @@ export class OAuth2ClientCredentialsAuth implements AuthProvider {
       });
       text = await response.text();
     } catch (error) {
-      const reason = this.redact(error instanceof Error ? error.message : String(error));
+      const reason = error instanceof Error ? error.message : String(error);
       // The cause is dropped on purpose: fetch errors can carry the request (and its form body).
       throw this.authError(`cannot reach the token endpoint (${reason})`, undefined, true);
     }
@@ -153,7 +165,7 @@ export class OAuth2ClientCredentialsAuth implements AuthProvider {
       const what = detail.success
         ? `${detail.data.error}${detail.data.error_description === undefined ? '' : `: ${detail.data.error_description}`}`
         : `HTTP ${response.status}`;
-      throw this.authError(`the token request was rejected with HTTP ${response.status} (${this.redact(what)})`, response.status, response.status >= 500);
+      throw this.authError(`the token request was rejected with HTTP ${response.status} (${what})`, response.status, response.status >= 500);
     }
     const parsed = tokenResponseWire.safeParse(json);
     if (!parsed.success) {
@@ -164,6 +176,8 @@ export class OAuth2ClientCredentialsAuth implements AuthProvider {
     if (parsed.data.token_type.toLowerCase() !== 'bearer') {
       throw this.authError(`unsupported token_type ${JSON.stringify(parsed.data.token_type)}`, response.status, false);
     }
+    registerShortLivedSecret(parsed.data.access_token);
+    registerShortLivedSecret(parsed.data.refresh_token);
     const lifetimeMs = parsed.data.expires_in === undefined ? undefined : parsed.data.expires_in * 1000;
     const refreshAt =
       lifetimeMs === undefined ? undefined : started + lifetimeMs - Math.min(REFRESH_MARGIN_MS, lifetimeMs / 2);
@@ -176,11 +190,6 @@ export class OAuth2ClientCredentialsAuth implements AuthProvider {
       retryable,
       context: { endpoint, status, clientId: this.options.clientId },
     });
-  }
-
-  private redact(text: string): string {
-    const secret = this.options.clientSecret;
-    return secret === '' ? text : text.split(secret).join('***');
   }
 }
 
@@ -209,7 +218,7 @@ export class SigV4Auth implements AuthProvider {
     this.signer = new SignatureV4({
       service: options.service ?? 'glue',
       region: options.region,
-      credentials: typeof credentials === 'function' ? credentials : async () => credentials,
+      credentials: typeof credentials === 'function' ? registeredAsResolved(credentials) : registeredNow(credentials),
       sha256: NodeSha256,
       uriEscapePath: true,
       applyChecksum: true,
@@ -246,6 +255,20 @@ export class SigV4Auth implements AuthProvider {
   async onUnauthorized(): Promise<boolean> {
     return false;
   }
+}
+
+function registeredNow(credentials: AwsCredentials): () => Promise<AwsCredentials> {
+  registerAwsKeys(credentials);
+  return async () => credentials;
+}
+
+/** Keys from a provider chain rotate: each set is registered as it arrives. */
+function registeredAsResolved(provider: () => Promise<AwsCredentials>): () => Promise<AwsCredentials> {
+  return async () => {
+    const credentials = await provider();
+    registerAwsKeys(credentials, true);
+    return credentials;
+  };
 }
 
 /** The `sha256` constructor the signer expects: a hash, or an HMAC when given a key. */

@@ -19,6 +19,7 @@ import {
 } from '../../src/errors.js';
 import { parseJson, stringifyJson } from '../../src/iceberg/json.js';
 import { BearerAuth, type AuthProvider } from './auth.js';
+import { prefixPath } from './prefix.js';
 import { uuidv7 } from './idempotency-key.js';
 import { resolveRetry, RETRYABLE_STATUSES, retryDelayMs, sleep, type ResolvedRetry, type TransportRetryOptions } from './transport-retry.js';
 import { errorResponseWire } from './wire.js';
@@ -106,10 +107,9 @@ export class RestHttp {
     this.idempotencyKeys = enabled;
   }
 
-  /** The config's `prefix`, inserted as `/v1/{prefix}/…` (segments kept, each URL-encoded). */
+  /** The config's `prefix`, inserted as `/v1/{prefix}/…` as the server sent it (prefix.ts). */
   setPrefix(prefix: string | undefined): void {
-    const trimmed = (prefix ?? '').replace(/^\/+|\/+$/g, '');
-    this.prefix = trimmed === '' ? '' : '/' + trimmed.split('/').map(encodeURIComponent).join('/');
+    this.prefix = prefixPath(prefix);
   }
 
   url(path: string, query?: Readonly<Record<string, string | undefined>>, unprefixed = false): string {
@@ -191,7 +191,7 @@ export class RestHttp {
     if (body === undefined && req.body !== undefined) body = stringifyJson(req.body);
     if (body !== undefined) base['content-type'] = 'application/json';
     const url = this.url(req.path, req.query, req.unprefixed);
-    const auth = req.bearer === undefined ? this.auth : new BearerAuth(req.bearer);
+    const auth = req.bearer === undefined ? this.auth : new BearerAuth(req.bearer, 'short-lived');
     for (let attempt = 0; ; attempt++) {
       // Auth errors (e.g. a rejected token request) propagate as they are.
       const authHeaders = auth === undefined ? {} : await auth.headers({ method: req.method, url, ...(body === undefined ? {} : { body }), headers: base });

@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel, type Admin, type KafkaConfig } from 'kafkajs';
 import { KafkaSinkError } from './kafka-sink-error.js';
+import { withSaslSecretsRegistered } from './sasl-secrets.js';
 
 export interface CheckpointTopicOptions {
   readonly brokers: readonly string[];
@@ -25,7 +26,7 @@ export class KafkaCheckpointTopic {
     readonly topic: string,
     private readonly options: CheckpointTopicOptions,
   ) {
-    this.kafka = new Kafka({ clientId: options.clientId ?? 'thund-checkpoints', brokers: [...options.brokers], logLevel: logLevel.NOTHING, ...options.connection });
+    this.kafka = new Kafka({ clientId: options.clientId ?? 'thund-checkpoints', brokers: [...options.brokers], logLevel: logLevel.NOTHING, ...withSaslSecretsRegistered(options.connection) });
   }
 
   /** Creates the topic (one partition, compacted) unless it exists. */

@@ -9,6 +9,7 @@ import { Kafka, logLevel, type Batch, type Consumer, type IHeaders, type KafkaCo
 import type { RecordHeader, TopicPartition } from '../streaming-source.js';
 import type { PartitionBounds } from './consumer-client.js';
 import { NO_HEADERS } from './raw-record.js';
+import { withSaslSecretsRegistered } from './sasl-secrets.js';
 
 export interface KafkaJsClientOptions {
   readonly brokers: readonly string[];
@@ -28,7 +29,7 @@ export interface KafkaJsEvents {
 }
 
 export function kafkaJs(options: KafkaJsClientOptions): Kafka {
-  return new Kafka({ clientId: options.clientId ?? 'thund', brokers: [...options.brokers], logLevel: logLevel.NOTHING, ...options.connection });
+  return new Kafka({ clientId: options.clientId ?? 'thund', brokers: [...options.brokers], logLevel: logLevel.NOTHING, ...withSaslSecretsRegistered(options.connection) });
 }
 
 /** The consumer with its events wired; it may emit them (and be paused or sought) before runKafkaJsConsumer returns. */

@@ -6,6 +6,7 @@
  */
 import { Kafka, logLevel, Partitioners, type Admin, type KafkaConfig, type Message, type Producer, type Transaction } from 'kafkajs';
 import type { OutgoingRecord, ProducerClient, ProducerTransaction } from './producer-client.js';
+import { withSaslSecretsRegistered } from './sasl-secrets.js';
 
 export interface KafkaJsProducerOptions {
   readonly brokers: readonly string[];
@@ -32,7 +33,7 @@ export class KafkaJsProducerClient implements ProducerClient {
       brokers: [...options.brokers],
       logLevel: logLevel.NOTHING,
       ...(options.retries === undefined ? {} : { retry: { retries: options.retries, initialRetryTime: 200, maxRetryTime: 5_000 } }),
-      ...options.connection,
+      ...withSaslSecretsRegistered(options.connection),
     });
   }
 

@@ -1,11 +1,12 @@
 /**
  * A Confluent-compatible schema registry, read-only: the schema registered under an id
  * (GET /schemas/ids/{id}), cached for the life of the client since an id's schema never changes.
- * Basic auth credentials come from environment variables named by the caller and never appear in
- * errors.
+ * Basic auth credentials come from environment variables named by the caller (or the URL) and are
+ * registered as secrets, so errors, which repeat the registry's own message, never show them.
  */
 import { z } from 'zod';
 import { InvalidInputError, ThundError, type ThundErrorOptions } from '../../src/errors.js';
+import { registerBasicAuth } from '../../src/secrets.js';
 
 export class SchemaRegistryError extends ThundError {
   constructor(message: string, options: ThundErrorOptions = {}) {
@@ -41,6 +42,9 @@ const SCHEMA_RESPONSE = z.object({
   references: z.array(z.object({ name: z.string(), subject: z.string(), version: z.number().int() })).optional(),
 });
 
+/** Confluent's error body: `{"error_code": 40101, "message": "…"}`. */
+const ERROR_RESPONSE = z.object({ message: z.string() });
+
 const DEFAULT_TIMEOUT_MS = 10_000;
 
 export class SchemaRegistryClient {
@@ -53,8 +57,9 @@ export class SchemaRegistryClient {
     let url: URL;
     try {
       url = new URL(options.url);
-    } catch (cause) {
-      throw new InvalidInputError('Schema registry URL is not a valid URL', { cause });
+    } catch {
+      // No cause: URL's error carries the input, credentials and all.
+      throw new InvalidInputError('Schema registry URL is not a valid URL');
     }
     // Credentials written into the URL (https://user:pass@host) become basic auth and leave the URL.
     const fromUrl = url.username === '' ? undefined : { username: decodeURIComponent(url.username), password: decodeURIComponent(url.password) };
@@ -62,6 +67,7 @@ export class SchemaRegistryClient {
     url.password = '';
     this.baseUrl = url.toString().replace(/\/+$/, '');
     this.auth = options.auth ?? fromUrl;
+    if (this.auth !== undefined) registerBasicAuth(this.auth.username, this.auth.password);
   }
 
   schemaById(id: number): Promise<RegisteredSchema> {
@@ -93,7 +99,10 @@ export class SchemaRegistryClient {
     }
     if (!response.ok) {
       const retryable = response.status >= 500 || response.status === 429;
-      throw new SchemaRegistryError(`Schema registry at ${this.baseUrl} answered ${response.status} for schema id ${id}`, { retryable, context: { schemaId: id, status: response.status } });
+      throw new SchemaRegistryError(`Schema registry at ${this.baseUrl} answered ${response.status} for schema id ${id}${registryMessage(body)}`, {
+        retryable,
+        context: { schemaId: id, status: response.status },
+      });
     }
     let json: unknown;
     try {
@@ -106,6 +115,16 @@ export class SchemaRegistryClient {
       throw new SchemaRegistryError(`Schema registry at ${this.baseUrl} sent an unexpected body for schema id ${id}: ${parsed.error.issues[0]?.message ?? 'bad shape'}`, { context: { schemaId: id } });
     }
     return { id, schemaType: parsed.data.schemaType ?? 'AVRO', schema: parsed.data.schema, references: parsed.data.references ?? [] };
+  }
+}
+
+/** `: <the registry's message>` when the error body has one. */
+function registryMessage(body: string): string {
+  try {
+    const parsed = ERROR_RESPONSE.safeParse(JSON.parse(body));
+    return parsed.success ? `: ${parsed.data.message}` : '';
+  } catch {
+    return '';
   }
 }
 

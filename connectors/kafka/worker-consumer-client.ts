@@ -9,6 +9,7 @@ import { topicPartitionKey, type TopicPartition } from '../streaming-source.js';
 import type { ConsumerClient, ConsumerHandlers, PartitionBounds } from './consumer-client.js';
 import { fromWorkerError, type FromWorker, type ToWorker, type WorkerConsumerOptions } from './kafka-worker-messages.js';
 import { unpackBatch } from './packed-batch.js';
+import { registerSaslSecrets } from './sasl-secrets.js';
 
 const STOP_TIMEOUT_MS = 30_000;
 /**
@@ -27,7 +28,10 @@ export class WorkerConsumerClient implements ConsumerClient {
   private stopped: (() => void) | undefined;
   private stopping = false;
 
-  constructor(private readonly options: WorkerConsumerOptions) {}
+  constructor(private readonly options: WorkerConsumerOptions) {
+    // The worker builds the client (and registers there); its errors come back to this thread as text.
+    registerSaslSecrets(options.connection);
+  }
 
   start(topics: readonly string[], handlers: ConsumerHandlers): Promise<void> {
     this.handlers = handlers;

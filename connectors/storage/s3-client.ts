@@ -4,10 +4,15 @@
  */
 import { S3Client } from '@aws-sdk/client-s3';
 import { ConfiguredRetryStrategy } from '@smithy/core/retry';
+import { REGISTER_SENT_AWS_CREDENTIALS, registerSentAwsCredentials } from '../../src/aws-request-secrets.js';
+import { registerAwsKeys } from '../../src/secrets.js';
 import type { S3FileIOOptions, S3TransferSettings } from './s3-options.js';
 
 export function createS3Client(options: S3FileIOOptions, settings: S3TransferSettings): S3Client {
-  return new S3Client({
+  // Short-lived: besides configured keys (registered for good where they are read), these are the
+  // keys a REST catalog vends, which replace each other.
+  if (options.credentials !== undefined) registerAwsKeys(options.credentials, true);
+  const client = new S3Client({
     region: options.region,
     ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
     ...(options.credentials === undefined ? {} : { credentials: { ...options.credentials } }),
@@ -15,6 +20,8 @@ export function createS3Client(options: S3FileIOOptions, settings: S3TransferSet
     maxAttempts: settings.maxAttempts,
     retryStrategy: new ConfiguredRetryStrategy(settings.maxAttempts, (retry) => backoffDelayMs(retry, settings)),
   });
+  client.middlewareStack.add(registerSentAwsCredentials, REGISTER_SENT_AWS_CREDENTIALS);
+  return client;
 }
 
 /** Exponential backoff with jitter, so writers that failed together do not retry together. */

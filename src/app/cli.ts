@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 /**
  * The `thund` command line. Errors print one clear line (code, message, where) and exit
- * non-zero; THUND_DEBUG=1 adds the stack.
+ * non-zero; THUND_DEBUG=1 adds the stack. Everything written to stdout and stderr is scrubbed of
+ * the secrets the process holds (secrets.ts).
  */
 import { parseArgs } from 'node:util';
 import { ThundError } from '../errors.js';
+import { scrubSecrets } from '../secrets.js';
 import { inspectCommand } from './commands/inspect.js';
 import { lowerCommand } from './commands/lower.js';
 import { parsePlanFormat, planCommand } from './commands/plan.js';
@@ -78,7 +80,7 @@ async function main(argv: readonly string[]): Promise<number | void> {
       version: { type: 'boolean' },
     },
   });
-  const print = (line: string): void => void process.stdout.write(`${line}\n`);
+  const print = (line: string): void => void process.stdout.write(`${scrubSecrets(line)}\n`);
   if (values.version === true) return print(THUND_VERSION);
   const [command, target, ...rest] = positionals;
   if (values.help === true || command === undefined) return print(USAGE);
@@ -100,7 +102,7 @@ async function main(argv: readonly string[]): Promise<number | void> {
           ...(values['spark-version'] === undefined ? {} : { sparkVersion: values['spark-version'] }),
         },
         print,
-        (line) => void process.stderr.write(`${line}\n`),
+        printError,
       );
     case 'inspect':
       if (target === undefined && values.pipeline === undefined) {
@@ -136,19 +138,22 @@ async function main(argv: readonly string[]): Promise<number | void> {
   }
 }
 
+function printError(text: string): void {
+  process.stderr.write(`${scrubSecrets(text)}\n`);
+}
+
+/** Thund's own words are left alone (a weak key such as `thund` would otherwise mask them); messages are scrubbed. */
 function report(error: unknown): number {
   const debug = process.env['THUND_DEBUG'] === '1';
   if (error instanceof ThundError) {
-    process.stderr.write(`thund: error [${error.code}]: ${error.message}\n`);
-    if (debug && error.stack !== undefined) process.stderr.write(`${error.stack}\n`);
+    process.stderr.write(`thund: error [${error.code}]: ${scrubSecrets(error.message)}\n`);
+    if (debug && error.stack !== undefined) printError(error.stack);
     return error instanceof UsageError ? 2 : 1;
   }
   const message = error instanceof Error ? error.message : String(error);
   const usage = error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS');
-  process.stderr.write(`thund: ${usage ? '' : 'internal error: '}${message}\n`);
-  if (!usage) {
-    process.stderr.write(debug && error instanceof Error ? `${error.stack ?? ''}\n` : 'thund: run with THUND_DEBUG=1 for details\n');
-  }
+  process.stderr.write(`thund: ${usage ? '' : 'internal error: '}${scrubSecrets(message)}\n`);
+  if (!usage) process.stderr.write(debug && error instanceof Error ? `${scrubSecrets(error.stack ?? '')}\n` : 'thund: run with THUND_DEBUG=1 for details\n');
   return usage ? 2 : 1;
 }
 

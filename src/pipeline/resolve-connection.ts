@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import { InvalidInputError } from '../errors.js';
+import { registerSecret } from '../secrets.js';
 import type {
   AwsKeysSpec,
   CatalogSpec,
@@ -175,6 +176,7 @@ class Resolver {
     const value = this.env[ref.variable];
     if (value === undefined) this.report(ref.at, `environment variable ${ref.variable} is not set`, ref.variable);
     else if (value === '') this.report(ref.at, `environment variable ${ref.variable} is empty`, ref.variable);
+    registerSecret(value);
     return value ?? '';
   }
 

@@ -16,6 +16,7 @@ import { emptyCounts, type FlowCounts, type FlowRunSummary, type FlowSkip, type 
 import { DuckDbSession } from '../../duckdb/session.js';
 import { ThundError } from '../../errors.js';
 import type { FileIO } from '../../iceberg/file-io.js';
+import { scrubSecrets } from '../../secrets.js';
 import { isTableDataset, type SinkDataset, type SourceDataset, type TableDataset } from '../../pipeline/ir/dataset.js';
 import type { Flow } from '../../pipeline/ir/flow.js';
 import { findDataset, nameKey, type PipelineGraph } from '../../pipeline/ir/graph.js';
@@ -241,5 +242,6 @@ function unknownError(): RunError {
 
 export function asRunError(error: unknown): RunError {
   if (error instanceof ThundError) return { code: error.code, message: error.message, retryable: error.retryable };
-  return { code: 'INTERNAL', message: error instanceof Error ? error.message : String(error), retryable: false };
+  // Not a ThundError, so not scrubbed when it was made: run events reach logs and the CLI.
+  return { code: 'INTERNAL', message: scrubSecrets(error instanceof Error ? error.message : String(error)), retryable: false };
 }
