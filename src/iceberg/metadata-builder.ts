@@ -95,7 +95,7 @@ export function updatesForCreate(m: TableMetadata): TableUpdate[] {
   return [
     { action: 'assign-uuid', uuid: m.tableUuid },
     { action: 'upgrade-format-version', formatVersion: m.formatVersion },
-    { action: 'add-schema', schema: currentSchema(m) },
+    { action: 'add-schema', schema: currentSchema(m), lastColumnId: m.lastColumnId },
     { action: 'set-current-schema', schemaId: LAST_ADDED },
     { action: 'add-spec', spec: defaultSpec(m) },
     { action: 'set-default-spec', specId: LAST_ADDED },

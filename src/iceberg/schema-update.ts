@@ -42,7 +42,7 @@ export function schemaUpdate(metadata: TableMetadata, fields: readonly NestedFie
   return {
     schema,
     updates: [
-      { action: 'add-schema', schema },
+      { action: 'add-schema', schema, lastColumnId: Math.max(metadata.lastColumnId, highestFieldId(schema)) },
       { action: 'set-current-schema', schemaId: LAST_ADDED },
     ],
     requirements: [

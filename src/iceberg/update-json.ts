@@ -18,6 +18,7 @@ import {
 } from './metadata-json.js';
 import { int, long, partitionSpecWire, snapshotRefWire, snapshotV1Wire, sortOrderWire } from './metadata-wire.js';
 import type { TableRequirement } from './requirements.js';
+import { highestFieldId } from './schema.js';
 import type { SnapshotRef } from './table-metadata.js';
 import { parseSchema, schemaToJson } from './type-json.js';
 import type { TableUpdate } from './updates.js';
@@ -43,8 +44,8 @@ export function updateToWire(u: TableUpdate): Record<string, unknown> {
     case 'upgrade-format-version':
       return { action: u.action, 'format-version': u.formatVersion };
     case 'add-schema':
-      // The deprecated `last-column-id` is not sent: servers derive it from the schema.
-      return { action: u.action, schema: schemaToJson(u.schema) };
+      // `last-column-id` is deprecated, but Nessie and servers on older Iceberg fail without it.
+      return { action: u.action, schema: schemaToJson(u.schema), 'last-column-id': u.lastColumnId ?? highestFieldId(u.schema) };
     case 'set-current-schema':
       return { action: u.action, 'schema-id': u.schemaId };
     case 'add-spec':
@@ -148,8 +149,11 @@ export function updateFromWire(json: unknown, path: string): TableUpdate {
       return { action, uuid: parse(updateWire[action], json, path).uuid };
     case 'upgrade-format-version':
       return { action, formatVersion: parse(updateWire[action], json, path)['format-version'] };
-    case 'add-schema':
-      return { action, schema: parseSchema(parse(updateWire[action], json, path).schema, `${path}.schema`) };
+    case 'add-schema': {
+      const wire = parse(updateWire[action], json, path);
+      const schema = parseSchema(wire.schema, `${path}.schema`);
+      return { action, schema, ...(wire['last-column-id'] === undefined ? {} : { lastColumnId: wire['last-column-id'] }) };
+    }
     case 'set-current-schema':
       return { action, schemaId: parse(updateWire[action], json, path)['schema-id'] };
     case 'add-spec':

@@ -8,7 +8,11 @@ import type { FormatVersion, PartitionSpec, Snapshot, SnapshotRef, SortOrder } f
 export type TableUpdate =
   | { readonly action: 'assign-uuid'; readonly uuid: string }
   | { readonly action: 'upgrade-format-version'; readonly formatVersion: FormatVersion }
-  | { readonly action: 'add-schema'; readonly schema: Schema }
+  /**
+   * `lastColumnId`: the table's last column id once the schema is added (the wire's deprecated
+   * `last-column-id`, which servers still require); the schema's highest field id when absent.
+   */
+  | { readonly action: 'add-schema'; readonly schema: Schema; readonly lastColumnId?: number }
   | { readonly action: 'set-current-schema'; readonly schemaId: number }
   | { readonly action: 'add-spec'; readonly spec: PartitionSpec }
   | { readonly action: 'set-default-spec'; readonly specId: number }

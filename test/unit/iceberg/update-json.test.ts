@@ -56,7 +56,7 @@ const snapshot: Snapshot = {
 const everyUpdate: TableUpdate[] = [
   { action: 'assign-uuid', uuid: '9c12d441-03fe-4693-9a96-a0705ddf69c1' },
   { action: 'upgrade-format-version', formatVersion: 3 },
-  { action: 'add-schema', schema },
+  { action: 'add-schema', schema, lastColumnId: 6 },
   { action: 'set-current-schema', schemaId: -1 },
   { action: 'add-spec', spec: { specId: 1, fields: [{ sourceId: 2, fieldId: 1000, name: 'ts_day', transform: 'day' }, { sourceId: 1, fieldId: 1001, name: 'id_bucket', transform: 'bucket[16]' }] } },
   { action: 'set-default-spec', specId: -1 },
@@ -124,8 +124,12 @@ describe('exact wire field names (ICEBERG.md §7.5, written out)', () => {
     ['{"action":"assign-uuid","uuid":"9c12d441-03fe-4693-9a96-a0705ddf69c1"}', { action: 'assign-uuid', uuid: '9c12d441-03fe-4693-9a96-a0705ddf69c1' }],
     ['{"action":"upgrade-format-version","format-version":2}', { action: 'upgrade-format-version', formatVersion: 2 }],
     [
-      '{"action":"add-schema","schema":{"type":"struct","schema-id":1,"fields":[{"id":1,"name":"id","required":true,"type":"long"}]}}',
-      { action: 'add-schema', schema: { schemaId: 1, identifierFieldIds: [], fields: [{ id: 1, name: 'id', required: true, type: primitive('long') }] } },
+      '{"action":"add-schema","schema":{"type":"struct","schema-id":1,"fields":[{"id":1,"name":"id","required":true,"type":"long"}]},"last-column-id":1}',
+      {
+        action: 'add-schema',
+        schema: { schemaId: 1, identifierFieldIds: [], fields: [{ id: 1, name: 'id', required: true, type: primitive('long') }] },
+        lastColumnId: 1,
+      },
     ],
     ['{"action":"set-current-schema","schema-id":-1}', { action: 'set-current-schema', schemaId: -1 }],
     [
@@ -197,11 +201,12 @@ describe('exact wire field names (ICEBERG.md §7.5, written out)', () => {
     expect(text).toBe('{"action":"set-snapshot-ref","ref-name":"main","type":"branch","snapshot-id":9223372036854775807}');
   });
 
-  it('sends no deprecated last-column-id with add-schema, but accepts it', () => {
-    const wire = updateToWire({ action: 'add-schema', schema });
-    expect(Object.keys(wire)).toEqual(['action', 'schema']);
-    const withLegacy = { ...(overTheWire(wire) as Record<string, unknown>), 'last-column-id': 6 };
-    expect(updateFromWire(withLegacy, 'updates[0]')).toEqual({ action: 'add-schema', schema });
+  it('sends last-column-id with add-schema (deprecated, but Nessie and older servers require it)', () => {
+    expect(updateToWire({ action: 'add-schema', schema })).toMatchObject({ 'last-column-id': 6 });
+    // A table whose highest column was dropped keeps its last column id above the schema's.
+    expect(updateToWire({ action: 'add-schema', schema, lastColumnId: 9 })).toMatchObject({ 'last-column-id': 9 });
+    const withLegacy = { ...(overTheWire(updateToWire({ action: 'add-schema', schema })) as Record<string, unknown>), 'last-column-id': 8 };
+    expect(updateFromWire(withLegacy, 'updates[0]')).toEqual({ action: 'add-schema', schema, lastColumnId: 8 });
   });
 
   it('always sends snapshot-id for assert-ref-snapshot-id, even null', () => {
