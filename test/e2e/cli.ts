@@ -38,20 +38,6 @@ export function thundAsync(args: readonly string[], cwd = REPO, env: Readonly<Re
   });
 }
 
-/** As thund(), without blocking this process: for tests whose servers run in it. */
-export function thundAsync(args: readonly string[], cwd = REPO, env: Readonly<Record<string, string>> = {}): Promise<CliResult> {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, THUND_DEBUG: '', ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
-
 export interface InspectReport {
   readonly rowCount: bigint | number;
   readonly currentSnapshotId: bigint | number | null;
