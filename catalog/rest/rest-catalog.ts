@@ -338,7 +338,8 @@ export class RestCatalog implements Catalog {
       'partition-spec': request.partitionSpec === undefined ? undefined : partitionSpecToJson(request.partitionSpec),
       'write-order': request.sortOrder === undefined ? undefined : sortOrderToJson(request.sortOrder),
       properties: request.properties === undefined ? undefined : { ...request.properties },
-      'stage-create': stage ? true : undefined,
+      // Sent even when false: Nessie refuses a create request without it.
+      'stage-create': stage,
     };
     return this.http.request({
       method: 'POST',
