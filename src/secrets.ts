@@ -68,11 +68,10 @@ export function scrubErrorChain(error: unknown): void {
   for (let current = error; current instanceof Error && !seen.has(current); current = current.cause) {
     seen.add(current);
     const message = scrubSecrets(current.message);
-    if (message !== current.message) current.message = message;
-    if (current.stack !== undefined) {
-      const stack = scrubSecrets(current.stack);
-      if (stack !== current.stack) current.stack = stack;
-    }
+    // The stack repeats the message in its first line; it is read (formatted) only when needed.
+    if (message === current.message) continue;
+    current.message = message;
+    if (current.stack !== undefined) current.stack = scrubSecrets(current.stack);
   }
 }
 
