@@ -7,7 +7,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FlowError } from '../errors.js';
 import { DataFileContent, type DataFile, type PartitionValues } from '../iceberg/data-file.js';
@@ -15,6 +14,7 @@ import type { FileIO } from '../iceberg/file-io.js';
 import { primitive, type Schema } from '../iceberg/types.js';
 import { duckDbMessage, quoteLiteral, type DuckDbSession } from '../duckdb/session.js';
 import { dataFileMetrics } from './data-file-metrics.js';
+import { newStagingFolderPath } from './staged-files.js';
 import { writeProperties } from './write-properties.js';
 
 export const POSITION_DELETE_SCHEMA: Schema = {
@@ -53,7 +53,7 @@ interface CopyStatsRow {
 export async function writePositionDeletes(request: PositionDeleteWriteRequest): Promise<DataFile[]> {
   const writeId = randomUUID();
   const localDataDir = request.io.localPathFor?.(request.dataLocation);
-  const stagingDir = join(localDataDir ?? tmpdir(), `.thund-staging-${writeId}`);
+  const stagingDir = await newStagingFolderPath(request.io, request.dataLocation, writeId);
   const placed: DataFile[] = [];
   const groupsTable = `__thund_delete_groups_${writeId.replaceAll('-', '')}`;
   try {

@@ -3,10 +3,11 @@
  * uploaded (object stores) into the data folder only once the whole COPY succeeded. A failure
  * while placing them removes the ones already placed, so a failed write leaves nothing behind.
  */
-import { mkdir, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { FileIO } from '../iceberg/file-io.js';
+import { isAbandoned, ownedName, ownerOf } from './owned-folders.js';
 
 export interface StagedFile {
   readonly stagedPath: string;
@@ -29,12 +30,41 @@ export async function withStagingFolder<T>(
   writeId: string,
   body: (folder: string) => Promise<T>,
 ): Promise<T> {
-  const folder = join(io.localPathFor?.(dataLocation) ?? tmpdir(), `.thund-staging-${writeId}`);
+  const folder = await newStagingFolderPath(io, dataLocation, writeId);
   try {
     await mkdir(folder, { recursive: true });
     return await body(folder);
   } finally {
     await rm(folder, { recursive: true, force: true });
+  }
+}
+
+const STAGING_PREFIX = '.thund-staging-';
+
+/** Folders already cleared of crashed runs' staging folders by this process. */
+const swept = new Set<string>();
+
+/**
+ * Where a write stages its files (`.thund-staging-<pid>-<host>-<writeId>`, not created yet). The
+ * first time a process stages in a folder, it removes the staging folders crashed runs left
+ * there (owned-folders.ts says which); a live run's folder stays.
+ */
+export async function newStagingFolderPath(io: FileIO, dataLocation: string, writeId: string): Promise<string> {
+  const parent = io.localPathFor?.(dataLocation) ?? tmpdir();
+  if (!swept.has(parent)) {
+    swept.add(parent);
+    await removeAbandonedStagingFolders(parent);
+  }
+  return join(parent, `${STAGING_PREFIX}${ownedName(writeId)}`);
+}
+
+/** Best effort: a folder that cannot be read or removed is left for a later run. */
+async function removeAbandonedStagingFolders(parent: string): Promise<void> {
+  const names = await readdir(parent).catch(() => []);
+  for (const name of names.filter((entry) => entry.startsWith(STAGING_PREFIX))) {
+    const folder = join(parent, name);
+    const abandoned = await isAbandoned(folder, ownerOf(name.slice(STAGING_PREFIX.length))).catch(() => false);
+    if (abandoned) await rm(folder, { recursive: true, force: true }).catch(() => undefined);
   }
 }
 

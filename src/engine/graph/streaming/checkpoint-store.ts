@@ -4,11 +4,13 @@
  * through the table's FileIO (so S3 works), and pointed to by the snapshot summary key
  * `thund.checkpoint.<flow>` of the commit that lands the same batch. `checkpoint.json` is written
  * last and lists the other files. A folder no snapshot points to (a crash before the commit) is
- * never read; the previous folder is deleted only after the commit that replaces it.
+ * never read; the previous folder is deleted only after the commit that replaces it. Folders are
+ * named `<pid>-<host>-<uuid>` (owned-folders.ts), so a later run can remove what a crashed one
+ * left behind without touching a live run's (removeLeftovers).
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readFile, readdir, rm, rmdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { InvalidInputError } from '../../../errors.js';
 import type { DuckDbSession } from '../../../duckdb/session.js';
@@ -16,6 +18,7 @@ import type { FileIO } from '../../../iceberg/file-io.js';
 import { ancestorsOf } from '../../../iceberg/snapshot-ancestry.js';
 import { MAIN_BRANCH, type TableMetadata } from '../../../iceberg/table-metadata.js';
 import { exportState, importState, type StatefulOperator } from '../../operators/state-checkpoint.js';
+import { isAbandoned, lastModified, ownedName, ownerOf } from '../../../write/owned-folders.js';
 
 export const checkpointSummaryKey = (flowName: string): string => `thund.checkpoint.${flowName}`;
 
@@ -49,12 +52,48 @@ export class CheckpointStore {
 
   /** The folder the newest snapshot of `metadata` carrying this flow's key points to. */
   static pointer(metadata: TableMetadata | undefined, flowName: string): string | undefined {
-    if (metadata === undefined) return undefined;
+    return CheckpointStore.committedPointers(metadata, flowName, 1)[0];
+  }
+
+  /** The folder the commit before the pointer's pointed to: superseded, and removed after it unless a crash intervened. */
+  static superseded(metadata: TableMetadata | undefined, flowName: string): string | undefined {
+    return CheckpointStore.committedPointers(metadata, flowName, 2)[1];
+  }
+
+  /** The newest `count` distinct checkpoint folders this flow's commits point to, newest first. */
+  private static committedPointers(metadata: TableMetadata | undefined, flowName: string, count: number): string[] {
+    const found: string[] = [];
+    if (metadata === undefined) return found;
     for (const snapshot of ancestorsOf(metadata, metadata.refs.get(MAIN_BRANCH)?.snapshotId)) {
       const location = snapshot.summary[checkpointSummaryKey(flowName)];
-      if (location !== undefined) return location;
+      if (location !== undefined && !found.includes(location)) found.push(location);
+      if (found.length === count) break;
     }
-    return undefined;
+    return found;
+  }
+
+  /**
+   * Removes, best effort, what crashed runs of this flow left once `current` is committed: the
+   * `superseded` folder (a crash between a commit and removing the folder it replaced, found
+   * through the snapshots, so object stores too), and in a local warehouse every other folder
+   * beside `current` that is no newer than it and whose owner is gone (a crash before or after a
+   * commit). A folder newer than `current`, or a live run's, stays.
+   */
+  async removeLeftovers(current: string, superseded: string | undefined): Promise<void> {
+    if (superseded !== undefined && superseded !== current) await this.remove(await this.filesOf(superseded));
+    const currentFolder = this.io.localPathFor?.(current);
+    if (currentFolder === undefined) return;
+    try {
+      const committedAt = await lastModified(currentFolder);
+      const flowFolder = dirname(currentFolder);
+      for (const name of await readdir(flowFolder)) {
+        const folder = join(flowFolder, name);
+        if (folder === currentFolder || (await lastModified(folder)) > committedAt) continue;
+        if (await isAbandoned(folder, ownerOf(name))) await rm(folder, { recursive: true, force: true });
+      }
+    } catch {
+      // A leftover that cannot be listed or removed now is left for a later run.
+    }
   }
 
   /** Reads the checkpoint at `location` and replaces the operators' state tables with it. */
@@ -78,7 +117,7 @@ export class CheckpointStore {
 
   /** Exports the state and positions locally, then uploads them to a new folder; returns where. */
   async save(tableLocation: string, checkpoint: Omit<Checkpoint, 'version' | 'flow' | 'stateFiles'>, operators: readonly StatefulOperator[]): Promise<SavedCheckpoint> {
-    const id = randomUUID();
+    const id = ownedName();
     const local = join(this.tempDir, `checkpoint-${id}`);
     await mkdir(local, { recursive: true });
     const location = `${tableLocation.replace(/\/+$/, '')}/thund-checkpoints/${encodeURIComponent(this.flowName)}/${id}`;
@@ -112,9 +151,11 @@ export class CheckpointStore {
     }
   }
 
-  /** Deletes a checkpoint folder's files (best effort: an orphan folder is never read). */
+  /** Deletes a checkpoint folder's files, and a local folder once empty (best effort: an orphan folder is never read). */
   async remove(saved: SavedCheckpoint): Promise<void> {
     await Promise.all(saved.files.map((file) => this.io.delete(`${saved.location}/${file}`).catch(() => undefined)));
+    const local = this.io.localPathFor?.(saved.location);
+    if (local !== undefined) await rmdir(local).catch(() => undefined);
   }
 
   /** The files of an earlier checkpoint, read from its checkpoint.json, for removing it. */

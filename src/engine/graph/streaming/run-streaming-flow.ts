@@ -47,6 +47,7 @@ export async function runStreamingFlow(context: FlowContext): Promise<FlowOutcom
     for (const [source, files] of Object.entries(restored.positions)) positions.set(source, new Set(files));
   }
   let previous: SavedCheckpoint | undefined = pointer === undefined ? undefined : await store.filesOf(pointer);
+  if (pointer !== undefined) await store.removeLeftovers(pointer, CheckpointStore.superseded(table?.metadata, flow.name));
 
   const work = await pendingBatches(context, plan, positions);
   const location = work.length === 0 ? '' : (table?.metadata.location ?? (await newTableLocation(context)));
@@ -85,6 +86,8 @@ export async function runStreamingFlow(context: FlowContext): Promise<FlowOutcom
       });
     }
     if (previous !== undefined) await store.remove(previous);
+    // What a run that crashed before its commit left is older than this commit now.
+    if (batch === work[0]) await store.removeLeftovers(saved.location, undefined);
     previous = saved;
     batches += 1;
     if (written.snapshotId !== undefined) snapshotId = written.snapshotId;
