@@ -12,6 +12,7 @@ import { GenericContainer, Network, Wait, type StartedNetwork, type StartedTestC
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { MINIO_BUCKET, MINIO_REGION, runningMinio, type RunningMinio } from './minio.js';
 import { MOTO_GLUE_LAUNCHER, motoVersion } from './moto.js';
+import { NESSIE_VERSION, type RunningNessie } from './nessie.js';
 import { ICEBERG_OPEN_API_VERSION, type RunningRestCatalog } from './rest-catalog.js';
 import { stackS3Client } from './s3-env.js';
 import type { RunningService } from './service.js';
@@ -19,6 +20,7 @@ import type { RunningService } from './service.js';
 /** MinIO stopped publishing community images after this release; the local build pins a later commit. */
 export const MINIO_IMAGE = 'minio/minio:RELEASE.2025-09-07T16-13-09Z';
 export const REST_FIXTURE_IMAGE = `apache/iceberg-rest-fixture:${ICEBERG_OPEN_API_VERSION}`;
+export const NESSIE_IMAGE = `ghcr.io/projectnessie/nessie:${NESSIE_VERSION}`;
 /** Confluent Platform 8.0 is Apache Kafka 4.0, KRaft only. */
 export const KAFKA_IMAGE = 'confluentinc/cp-kafka:8.0.0';
 /** The same moto release as the local venv's pin. */
@@ -27,6 +29,7 @@ export const motoImage = (): string => `motoserver/moto:${motoVersion()}`;
 const MINIO_ALIAS = 'minio';
 const MINIO_PORT = 9000;
 const REST_PORT = 8181;
+const NESSIE_PORT = 19120;
 const KAFKA_PORT = 9093;
 const MOTO_PORT = 5000;
 
@@ -34,6 +37,7 @@ const MOTO_PORT = 5000;
 export interface ContainerStack {
   startMinio(): Promise<RunningMinio>;
   startRestCatalog(minio: RunningMinio): Promise<RunningRestCatalog>;
+  startNessie(minio: RunningMinio): Promise<RunningNessie>;
   startKafka(): Promise<RunningService>;
   startMoto(): Promise<RunningService>;
   close(): Promise<void>;
@@ -85,6 +89,30 @@ export function containerStack(): ContainerStack {
         .start();
       const uri = `http://${container.getHost()}:${container.getMappedPort(REST_PORT)}`;
       return { name: 'rest-catalog', version: REST_FIXTURE_IMAGE, uri, env: { THUND_TEST_REST_URI: uri }, stop: () => stopContainer(container) };
+    },
+
+    async startNessie(minio) {
+      // Quarkus reads each variable as the property of the same name; the key is a Quarkus secret.
+      const container = await new GenericContainer(NESSIE_IMAGE)
+        .withNetwork(await sharedNetwork())
+        .withExposedPorts(NESSIE_PORT)
+        .withEnvironment({
+          'nessie.version.store.type': 'IN_MEMORY',
+          'nessie.catalog.default-warehouse': 'warehouse',
+          'nessie.catalog.warehouses.warehouse.location': `s3://${minio.bucket}/nessie/`,
+          'nessie.catalog.service.s3.default-options.endpoint': `http://${MINIO_ALIAS}:${MINIO_PORT}`,
+          // What Nessie tells clients (pyiceberg, Spark) outside the network.
+          'nessie.catalog.service.s3.default-options.external-endpoint': minio.endpoint,
+          'nessie.catalog.service.s3.default-options.path-style-access': 'true',
+          'nessie.catalog.service.s3.default-options.region': minio.region,
+          'nessie.catalog.service.s3.default-options.access-key': 'urn:nessie-secret:quarkus:thund-minio',
+          'thund-minio.name': minio.accessKey,
+          'thund-minio.secret': minio.secretKey,
+        })
+        .withWaitStrategy(Wait.forHttp('/iceberg/v1/config', NESSIE_PORT).forStatusCode(200))
+        .start();
+      const uri = `http://${container.getHost()}:${container.getMappedPort(NESSIE_PORT)}/iceberg`;
+      return { name: 'nessie', version: NESSIE_IMAGE, uri, env: { THUND_TEST_NESSIE_URI: uri }, stop: () => stopContainer(container) };
     },
 
     async startKafka() {

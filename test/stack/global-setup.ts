@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { startKafka } from './kafka.js';
 import { startMinio, type RunningMinio } from './minio.js';
 import { startMoto } from './moto.js';
+import { startNessie } from './nessie.js';
 import { runDir, StackError } from './process.js';
 import { startRestCatalog, type RunningRestCatalog } from './rest-catalog.js';
 import { pruneFinishedRuns, removeRunData } from './run-folders.js';
@@ -35,6 +36,7 @@ export function stackMode(value = process.env['THUND_STACK']): StackMode {
 interface Starters {
   startMinio(): Promise<RunningMinio>;
   startRestCatalog(minio: RunningMinio): Promise<RunningRestCatalog>;
+  startNessie(minio: RunningMinio): Promise<RunningService>;
   startKafka(): Promise<RunningService>;
   startMoto(): Promise<RunningService>;
   close(): Promise<void>;
@@ -43,7 +45,7 @@ interface Starters {
 async function starters(mode: 'local' | 'containers'): Promise<Starters> {
   // Loaded only when asked for, so a local run never loads the Docker client.
   if (mode === 'containers') return (await import('./containers.js')).containerStack();
-  return { startMinio, startRestCatalog, startKafka, startMoto, close: async () => {} };
+  return { startMinio, startRestCatalog, startNessie, startKafka, startMoto, close: async () => {} };
 }
 
 /** Starts all services (independent ones in parallel); on any failure stops the rest and throws. */
@@ -61,7 +63,11 @@ export async function startStack(mode: 'local' | 'containers'): Promise<{ servic
   };
 
   const results = await Promise.allSettled([
-    track(from.startMinio()).then((minio) => track(from.startRestCatalog(minio))),
+    track(from.startMinio()).then(async (minio) => {
+      // Both settle before a failure is reported, so `stop` sees every catalog that came up.
+      const catalogs = await Promise.allSettled([track(from.startRestCatalog(minio)), track(from.startNessie(minio))]);
+      for (const catalog of catalogs) if (catalog.status === 'rejected') throw catalog.reason;
+    }),
     track(from.startKafka()),
     track(from.startMoto()),
   ]);
@@ -90,7 +96,7 @@ export default async function setup(): Promise<() => Promise<void>> {
   }
   const started = Date.now();
   pruneFinishedRuns();
-  console.log(`test stack (${mode}): starting minio, rest-catalog, kafka, moto (a first run installs them: the MinIO build takes minutes)`);
+  console.log(`test stack (${mode}): starting minio, rest-catalog, nessie, kafka, moto (a first run installs them: the MinIO build takes minutes)`);
   const { services, stop } = await startStack(mode);
   const stopReaper = mode === 'local' ? startReaper() : () => {};
   for (const service of services) {

@@ -20,6 +20,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { java25, JAVA25_HOME } from './java.js';
 import { mavenClasspath } from './maven.js';
 import { cacheDir, delay, freePort, runDir, runStep, startProcess, StackError, waitUntilReady, type ServiceProcess } from './process.js';
 import type { RunningService } from './service.js';
@@ -29,7 +30,7 @@ export const SQLITE_JDBC_VERSION = '3.54.1.0';
 
 const READY_TIMEOUT_MS = 300_000;
 const STOP_TIMEOUT_MS = 90_000;
-const JAVA_HOME = process.env['THUND_JAVA25_HOME'] ?? '/usr/lib/jvm/temurin-25-jdk-amd64';
+const JAVA_HOME = JAVA25_HOME;
 const LAUNCHER_CLASS = 'ThundTrinoServer';
 const LAUNCHER_SOURCE = `public final class ${LAUNCHER_CLASS} {
   public static void main(String[] args) {
@@ -113,10 +114,7 @@ export function installTrino(): Promise<TrinoInstall> {
 }
 
 async function install(): Promise<TrinoInstall> {
-  const java = join(JAVA_HOME, 'bin', 'java');
-  if (!existsSync(java)) {
-    throw new StackError(`Trino ${TRINO_VERSION} needs Java 25, not found at ${java} (set THUND_JAVA25_HOME to a JDK 25)`);
-  }
+  const java = await java25(`Trino ${TRINO_VERSION}`);
   const [serverJars, pluginJars, sqliteJars] = await Promise.all([
     mavenClasspath(`trino-server-${TRINO_VERSION}`, [{ groupId: 'io.trino', artifactId: 'trino-main', version: TRINO_VERSION }]),
     mavenClasspath(`trino-iceberg-${TRINO_VERSION}`, [{ groupId: 'io.trino', artifactId: 'trino-iceberg', version: TRINO_VERSION }]),

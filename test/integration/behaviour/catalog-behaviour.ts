@@ -135,7 +135,8 @@ export function catalogBehaviour(factory: CatalogFactory): void {
 
     const table = await catalog.loadTable(id);
     expect(table.metadata.currentSnapshotId).toBe(second.snapshot.snapshotId);
-    expect(table.metadata.snapshots.map((s) => s.snapshotId)).toEqual([first.snapshot.snapshotId, second.snapshot.snapshotId]);
+    const history = under.differences?.currentSnapshotOnly === true ? [second] : [first, second];
+    expect(table.metadata.snapshots.map((s) => s.snapshotId)).toEqual(history.map((commit) => commit.snapshot.snapshotId));
     expect(await countRows(table, io)).toEqual({ manifestRows: 1500n, rows: 1500, distinctIds: 1500, idSum: idSum(1500) });
     await catalog.dropTable(id, true);
     await catalog.dropNamespace(ns);
@@ -208,7 +209,7 @@ export function catalogBehaviour(factory: CatalogFactory): void {
     await catalog.dropNamespace(other);
   });
 
-  it('drops a table without purge (every file stays) and with purge (every file goes)', async () => {
+  it('drops a table without purge (every file stays) and with purge (every file goes, unless the server leaves that to its GC)', async () => {
     const { catalog, io } = under;
     const ns = fresh('drop');
     await catalog.createNamespace(ns);
@@ -233,7 +234,7 @@ export function catalogBehaviour(factory: CatalogFactory): void {
 
     await catalog.dropTable(purged, true);
     expect(await catalog.tableExists(purged)).toBe(false);
-    expect(await under.filesUnder(purgedTable.metadata.location)).toEqual([]);
+    expect(await under.filesUnder(purgedTable.metadata.location)).toEqual(under.differences?.purgeLeavesFiles === true ? purgedFiles : []);
     expect(await under.filesUnder(keptTable.metadata.location)).toEqual(keptFiles);
     await expect(catalog.dropTable(purged, true)).rejects.toBeInstanceOf(NoSuchTableError);
     await catalog.dropNamespace(ns);

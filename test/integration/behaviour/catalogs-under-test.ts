@@ -24,7 +24,16 @@ export interface CatalogUnderTest {
   readonly io: FileIO;
   /** Every file stored under `location` (relative, sorted); [] when there is none. */
   filesUnder(location: string): Promise<string[]>;
+  /** What a server does its own way, by design; absent: the Iceberg reference behaviour. */
+  readonly differences?: ServerDifferences;
   close(): Promise<void>;
+}
+
+export interface ServerDifferences {
+  /** Table metadata holds only the current snapshot (Nessie keeps the history in its own commits). */
+  readonly currentSnapshotOnly?: boolean;
+  /** A purging drop leaves the files for the server's garbage collector (Nessie's GC). */
+  readonly purgeLeavesFiles?: boolean;
 }
 
 export type CatalogFactory = () => Promise<CatalogUnderTest>;
@@ -62,11 +71,37 @@ export const glueCatalogUnderTest: CatalogFactory = async () => {
   return { catalog, io, filesUnder: objectsUnder, close: async () => closeBoth(catalog, io) };
 };
 
-export const restCatalogUnderTest: CatalogFactory = async () => {
-  const io = new S3FileIO(testS3FileIOOptions());
-  const catalog = await RestCatalog.connect({ uri: requireServiceEnv('THUND_TEST_REST_URI'), io });
-  return { catalog, io, filesUnder: objectsUnder, close: async () => closeBoth(catalog, io) };
+/** A REST catalog server of the stack: where it answers, and the warehouse to ask it for. */
+export interface RestServerUnderTest {
+  readonly name: string;
+  readonly uri: () => string;
+  readonly warehouse?: string;
+  readonly differences?: ServerDifferences;
+}
+
+/** The Iceberg project's REST fixture (no warehouse, no prefix). */
+export const REST_FIXTURE: RestServerUnderTest = { name: 'Iceberg REST fixture', uri: () => requireServiceEnv('THUND_TEST_REST_URI') };
+/** Project Nessie: its prefix names branch and warehouse, URL-encoded (`main%7Cwarehouse`). */
+export const NESSIE: RestServerUnderTest = {
+  name: 'Nessie',
+  uri: () => requireServiceEnv('THUND_TEST_NESSIE_URI'),
+  warehouse: 'warehouse',
+  differences: { currentSnapshotOnly: true, purgeLeavesFiles: true },
 };
+export const REST_SERVERS: readonly RestServerUnderTest[] = [REST_FIXTURE, NESSIE];
+
+export const restCatalogUnderTest =
+  (server: RestServerUnderTest): CatalogFactory =>
+  async () => {
+    const io = new S3FileIO(testS3FileIOOptions());
+    const catalog = await RestCatalog.connect({
+      uri: server.uri(),
+      io,
+      ...(server.warehouse === undefined ? {} : { warehouse: server.warehouse }),
+    });
+    const differences = server.differences === undefined ? {} : { differences: server.differences };
+    return { catalog, io, filesUnder: objectsUnder, ...differences, close: async () => closeBoth(catalog, io) };
+  };
 
 async function closeBoth(catalog: Catalog, io: S3FileIO): Promise<void> {
   await catalog.close();
