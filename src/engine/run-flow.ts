@@ -5,7 +5,9 @@
  * `thund.schema.auto-evolve` (default true) the table's schema evolves to take new columns and
  * widened types (schema-evolution.ts); with it false the output must fit the schema as it is.
  * An evolved schema is committed in the same commit as the snapshot. A failure before the commit
- * leaves the catalog untouched and removes the data files it wrote.
+ * leaves the catalog untouched and removes the data files it wrote. An upsert (`mode: upsert`,
+ * streaming update mode, apply-changes) fits its rows the same way and commits through
+ * upsert-flow.ts, the run that creates the table included, so every run obeys the key rules.
  */
 import { formatIdentifier, type Catalog, type LoadedTable, type TableIdentifier } from '../../catalog/catalog.js';
 import {
@@ -22,15 +24,13 @@ import { assignFreshIds, checkWriteCompatible, type ColumnProjection } from '../
 import { evolveSchema, type SchemaEvolution, type SchemaEvolutionChange } from '../iceberg/schema-evolution.js';
 import { schemaUpdate } from '../iceberg/schema-update.js';
 import { applyUpdates } from '../iceberg/metadata-builder.js';
-import type { TableRequirement } from '../iceberg/requirements.js';
-import type { TableUpdate } from '../iceberg/updates.js';
 import type { PartitionField as PartitionTerm } from '../pipeline/ir/partition-field.js';
 import { newTablePartitionSpec, partitionSpecEvolution } from './target-partitioning.js';
-import { upsertFlow } from './upsert-flow.js';
+import { checkKeysProduced, upsertInto, type DeleteKeys } from './upsert-flow.js';
 import { currentSchema, defaultSpec } from '../iceberg/snapshot-ancestry.js';
 import type { PartitionSpec, TableMetadata } from '../iceberg/table-metadata.js';
 import type { Schema } from '../iceberg/types.js';
-import { commitSnapshot, type SnapshotCommitResult, type WriteMode } from '../table/commit-snapshot.js';
+import { commitSnapshot, type LayoutChange, type SnapshotCommitResult, type WriteMode } from '../table/commit-snapshot.js';
 import { dataLocation } from '../table/locations.js';
 import { writePartitionedDataFiles } from '../write/partitioned-data-file-writer.js';
 import type { DuckDbSession } from '../duckdb/session.js';
@@ -52,6 +52,8 @@ export interface FlowRunRequest {
   readonly mode: WriteMode | 'upsert';
   /** Key columns of an upsert. */
   readonly keys?: readonly string[];
+  /** An upsert's rows to delete, named apart from the rows `sql` adds (an apply-changes change set). */
+  readonly deleteKeys?: DeleteKeys;
   readonly tableProperties: Readonly<Record<string, string>>;
   readonly summaryProperties: Readonly<Record<string, string>>;
   /** The partitioning the table should have; undefined leaves an existing table's spec as it is. */
@@ -78,7 +80,7 @@ interface Target {
   /** The spec the data files are written with (the evolved one when partitioning changes). */
   readonly spec: PartitionSpec;
   /** Schema and partition spec updates committed with the snapshot. */
-  readonly layoutChange?: { readonly updates: readonly TableUpdate[]; readonly requirements: readonly TableRequirement[] };
+  readonly layoutChange?: LayoutChange;
   readonly evolution?: SchemaEvolution;
 }
 
@@ -94,13 +96,10 @@ export async function runFlow(request: FlowRunRequest): Promise<FlowRunResult> {
 }
 
 async function writeAndCommit(request: FlowRunRequest, output: FlowOutput): Promise<FlowRunResult> {
-  if (request.mode === 'upsert') {
-    const existing = await loadIfExists(request.catalog, request.target);
-    if (existing !== undefined) return upsertFlow(request, existing);
-  }
+  const keys = request.mode === 'upsert' ? checkKeysProduced(output, request.target, request.keys) : undefined;
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await writeAndCommitOnce(request, output);
+      return keys === undefined ? await writeAndCommitOnce(request, output) : await upsertOnce(request, output, keys);
     } catch (error) {
       if (!(error instanceof ConcurrentSchemaChangeError)) throw error;
       if (attempt >= SCHEMA_COMMIT_ATTEMPTS) {
@@ -150,6 +149,35 @@ async function writeAndCommitOnce(request: FlowRunRequest, output: FlowOutput): 
     }
     throw error;
   }
+}
+
+async function upsertOnce(request: FlowRunRequest, output: FlowOutput, keys: readonly string[]): Promise<FlowRunResult> {
+  const target = await resolveTarget(request, output);
+  const outcome = await upsertInto({
+    session: request.session,
+    catalog: request.catalog,
+    identifier: request.target,
+    flowName: request.flowName,
+    keys,
+    summaryProperties: request.summaryProperties,
+    metadata: target.metadata,
+    io: target.io,
+    create: target.create,
+    query: target.query,
+    ...(target.layoutChange === undefined ? {} : { layoutChange: target.layoutChange }),
+    ...(request.deleteKeys === undefined ? {} : { deleteKeys: request.deleteKeys }),
+  });
+  const evolved = outcome.committed ? target.evolution : undefined;
+  return {
+    table: outcome.table,
+    snapshot: outcome.snapshot,
+    attempts: outcome.attempts,
+    flowName: request.flowName,
+    created: target.create,
+    dataFiles: outcome.dataFiles,
+    schemaChanges: evolved?.changes ?? [],
+    absentColumns: evolved?.absentColumns ?? [],
+  };
 }
 
 async function resolveTarget(request: FlowRunRequest, output: FlowOutput): Promise<Target> {

@@ -25,6 +25,7 @@ import { newSnapshotId } from '../iceberg/snapshot-id.js';
 import { MAIN_BRANCH, type Snapshot, type TableMetadata } from '../iceberg/table-metadata.js';
 import type { TableUpdate } from '../iceberg/updates.js';
 import { manifestListLocation } from './locations.js';
+import { checkManifestsPresent } from './manifest-presence.js';
 import { manifestsOf } from './scan.js';
 import { settle, writeAddedManifests, type PendingManifest } from './pending-manifests.js';
 import { backoffMs, retryPolicy, type RetryPolicy } from './retry-policy.js';
@@ -33,6 +34,12 @@ import { planOverwrite, summaryFor, type RemovedSet } from './snapshot-changes.j
 
 export type WriteMode = 'append' | 'overwrite';
 export type CommitMode = WriteMode | 'row-delta';
+
+/** Schema and partition spec updates committed with a snapshot, and the requirements they rest on. */
+export interface LayoutChange {
+  readonly updates: readonly TableUpdate[];
+  readonly requirements: readonly TableRequirement[];
+}
 
 export interface SnapshotCommitRequest {
   readonly catalog: Catalog;
@@ -51,7 +58,7 @@ export interface SnapshotCommitRequest {
    * (the data files already carry the new field ids and spec). A concurrent change of the schema
    * or spec refuses the commit with ConcurrentSchemaChangeError, so the caller recomputes it.
    */
-  readonly layoutChange?: { readonly updates: readonly TableUpdate[]; readonly requirements: readonly TableRequirement[] };
+  readonly layoutChange?: LayoutChange;
   /** Overrides the table's `commit.retry.*` properties. */
   readonly retryPolicy?: RetryPolicy;
 }
@@ -114,6 +121,7 @@ export async function commitSnapshot<T>(
   const first = summaryForAttempt(metadata, undefined);
   if (first instanceof CommitRefusal) return { kind: 'refused', detail: first.detail, metadata, attempts: 0, outcomeWasUnknown: false };
   let attemptProperties: Readonly<Record<string, string>> = first;
+  if (!request.base.create) await checkManifestsPresent(io, request.identifier, snapshotForRef(metadata, MAIN_BRANCH));
   const rewrites = new ManifestRewrites();
   const added: PendingManifest[] =
     rowDelta !== undefined

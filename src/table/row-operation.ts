@@ -9,7 +9,7 @@ import type { DataFile } from '../iceberg/data-file.js';
 import type { FileIO } from '../iceberg/file-io.js';
 import type { Snapshot, TableMetadata } from '../iceberg/table-metadata.js';
 import type { DuckDbSession } from '../duckdb/session.js';
-import { commitSnapshot } from './commit-snapshot.js';
+import { commitSnapshot, type LayoutChange } from './commit-snapshot.js';
 import { rowDeltaValidator } from './conflict-validation.js';
 import type { RowLevelMode } from './row-changes.js';
 import type { RowFilter } from './row-filter.js';
@@ -45,6 +45,8 @@ export interface RowDeltaCommit {
   readonly addedDeleteFiles: readonly DataFile[];
   readonly removedDataFiles: readonly DataFile[];
   readonly touchedDataFiles: readonly DataFile[];
+  /** Schema and partition spec changes committed with the rows. */
+  readonly layoutChange?: LayoutChange;
 }
 
 export async function commitRowDelta(request: RowDeltaCommit): Promise<{ snapshot: Snapshot; attempts: number }> {
@@ -69,6 +71,7 @@ export async function commitRowDelta(request: RowDeltaCommit): Promise<{ snapsho
           touchedDataFiles: request.touchedDataFiles,
         }),
       },
+      ...(request.layoutChange === undefined ? {} : { layoutChange: request.layoutChange }),
       ...(target.summaryProperties === undefined ? {} : { summaryProperties: target.summaryProperties }),
     });
     return { snapshot: result.snapshot, attempts: result.attempts };

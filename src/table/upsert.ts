@@ -1,7 +1,10 @@
 /**
  * MERGE by key as one snapshot: every source row is written as a new row; live rows whose key
  * is in the source are deleted (position deletes under merge-on-read, file rewrites under
- * copy-on-write, per `write.update.mode`). Source keys must be unique and not null.
+ * copy-on-write, per `write.update.mode`). Source keys must be unique and not null
+ * (upsert-keys.ts). The caller fits the source to the table: a schema change it needs comes as
+ * `layoutChange` and lands in the same commit; a table staged for creation gets the source rows
+ * as its first snapshot, under the same key rules.
  *
  * With `deleteKeysQuery` the rows to delete are named apart from the rows to add (a change set,
  * as CDC apply-changes produces: SCD1 deletes by key, SCD2 by key and __START_AT), so a key may
@@ -10,23 +13,24 @@
  * Candidate files are pruned by the delete keys' range (column bounds and partition values); the
  * range of the delete and added keys decides which concurrently added files conflict on a retry.
  */
-import { InvalidInputError, SchemaMismatchError } from '../errors.js';
+import { formatIdentifier } from '../../catalog/catalog.js';
+import { CommitStateUnknownError } from '../errors.js';
 import type { DataFile } from '../iceberg/data-file.js';
-import { icebergToDuckDbType, quoteIdentifier } from '../iceberg/duckdb-types.js';
-import { checkWriteCompatible } from '../iceberg/schema.js';
-import { currentSchema, defaultSpec } from '../iceberg/snapshot-ancestry.js';
+import { quoteIdentifier } from '../iceberg/duckdb-types.js';
+import { applyUpdates } from '../iceberg/metadata-builder.js';
+import { currentSchema, currentSnapshot, defaultSpec } from '../iceberg/snapshot-ancestry.js';
 import type { TableMetadata } from '../iceberg/table-metadata.js';
-import type { NestedField, PrimitiveType } from '../iceberg/types.js';
-import { isPrimitive } from '../iceberg/types.js';
+import type { NestedField } from '../iceberg/types.js';
 import type { DuckDbSession } from '../duckdb/session.js';
-import { describeFlow, projectOntoTable } from '../engine/flow-output.js';
 import { writePartitionedDataFiles } from '../write/partitioned-data-file-writer.js';
-import { commitSnapshot } from './commit-snapshot.js';
+import { commitSnapshot, type LayoutChange } from './commit-snapshot.js';
 import { planScan } from './delete-planning.js';
 import { dataLocation } from './locations.js';
+import { checkManifestsPresent } from './manifest-presence.js';
 import { FILE_COLUMN, openLiveRows, POS_COLUMN } from './read-rows.js';
 import { changesForMatches, rowLevelMode } from './row-changes.js';
 import { canonicalSql, fromCanonical, type RowFilter } from './row-filter.js';
+import { checkSourceKeys, keyFields, stageDeleteKeys, type KeyField } from './upsert-keys.js';
 import { commitRowDelta, removeQuietly, tempName, type RowOperationResult, type RowOperationTarget } from './row-operation.js';
 
 /** Writes the rows of a query (table columns, in order, with the table's types) as data files of the table. */
@@ -34,7 +38,10 @@ export type DataWriter = (query: string, metadata: TableMetadata) => Promise<Dat
 
 export interface UpsertRequest {
   readonly keyColumns: readonly string[];
-  /** A DuckDB SELECT whose columns match the table's by name: the rows to add. */
+  /**
+   * A DuckDB SELECT of the rows to add: exactly the columns of the table's schema (the one
+   * `layoutChange` makes current, if any), in order, with their types — the data file writer's input.
+   */
   readonly sourceQuery: string;
   /**
    * A DuckDB SELECT of the key columns: live rows with one of these keys are deleted (a key may
@@ -47,26 +54,39 @@ export interface UpsertRequest {
   readonly operation?: string;
   /** Writer for the new rows; defaults to the partitioned data file writer under the table's default spec. */
   readonly writeData?: DataWriter;
+  /**
+   * The table the source was fitted to (loaded when absent); `create`: metadata staged for a new
+   * table, which this upsert creates with the source rows as its first snapshot (its schema is
+   * the staged one: no `layoutChange` then).
+   */
+  readonly base?: { readonly metadata: TableMetadata; readonly create: boolean };
+  /** Schema and partition spec changes committed with the rows (the source already has the new columns). */
+  readonly layoutChange?: LayoutChange;
 }
-
-const FLOAT_KINDS: ReadonlySet<string> = new Set(['float', 'double']);
 
 export async function upsert(target: RowOperationTarget, request: UpsertRequest): Promise<RowOperationResult> {
   const { session, io } = target;
-  const { metadata } = await target.catalog.loadTable(target.identifier);
+  const base = request.base ?? { metadata: (await target.catalog.loadTable(target.identifier)).metadata, create: false };
+  const layoutChange = request.layoutChange === undefined || request.layoutChange.updates.length === 0 ? undefined : request.layoutChange;
+  // The table as this commit leaves it: the source's columns and the writers' schema and spec.
+  const metadata = layoutChange === undefined ? base.metadata : applyUpdates(base.metadata, layoutChange.updates);
   const mode = rowLevelMode(metadata, 'write.update.mode');
   const schema = currentSchema(metadata);
-  const keys = keyFields(schema.fields, request.keyColumns);
-  const operation = request.operation ?? `upsert on (${keys.map((k) => k.name).join(', ')})`;
+  const operation = request.operation ?? `upsert on (${request.keyColumns.join(', ')})`;
+  const subject = `${operation} into ${formatIdentifier(target.identifier)}`;
+  const keys = keyFields(subject, schema.fields, request.keyColumns, base.create ? undefined : currentSchema(base.metadata).fields);
   const writeData = request.writeData ?? defaultWriter(target, operation);
   const source = tempName('source');
   const deleteKeys = request.deleteKeysQuery === undefined ? source : tempName('delete_keys');
   const matched = tempName('matched');
   let rows: Awaited<ReturnType<typeof openLiveRows>> | undefined;
   try {
-    await stageSource(session, schema.fields, request.sourceQuery, source);
-    if (request.deleteKeysQuery === undefined) await checkKeys(session, source, keys);
-    else await stageDeleteKeys(session, keys, request.deleteKeysQuery, deleteKeys);
+    await session.run(`CREATE TEMP TABLE ${source} AS ${request.sourceQuery}`);
+    if (request.deleteKeysQuery === undefined) await checkSourceKeys(session, source, keys, subject);
+    else await stageDeleteKeys(session, keys, request.deleteKeysQuery, deleteKeys, subject);
+    if (base.create) return await createWithSource(target, { metadata, mode, writeData, source });
+    // Before the scan, which would otherwise fail on a missing manifest without naming the table.
+    await checkManifestsPresent(io, target.identifier, currentSnapshot(base.metadata));
     const keyList = keys.map((k) => quoteIdentifier(k.name)).join(', ');
     const scope = await keyRange(session, `(SELECT ${keyList} FROM ${deleteKeys} UNION ALL SELECT ${keyList} FROM ${source})`, keys);
     if (scope === undefined) {
@@ -75,9 +95,10 @@ export async function upsert(target: RowOperationTarget, request: UpsertRequest)
       const empty = await commitSnapshot({
         catalog: target.catalog,
         identifier: target.identifier,
-        base: { metadata, io, create: false },
+        base: { metadata: base.metadata, io, create: false },
         mode: 'append',
         addedFiles: [],
+        ...(layoutChange === undefined ? {} : { layoutChange }),
         ...(target.summaryProperties === undefined ? {} : { summaryProperties: target.summaryProperties }),
       });
       return { ...nothing, snapshot: empty.snapshot, attempts: empty.attempts };
@@ -95,12 +116,43 @@ export async function upsert(target: RowOperationTarget, request: UpsertRequest)
       throw error;
     }
     const addedDataFiles = [...changes.addedDataFiles, ...newRows];
-    const committed = await commitRowDelta({ target, metadata, operation, filter: scope, ...changes, addedDataFiles });
+    const committed = await commitRowDelta({
+      target,
+      metadata: base.metadata,
+      operation,
+      filter: scope,
+      ...changes,
+      addedDataFiles,
+      ...(layoutChange === undefined ? {} : { layoutChange }),
+    });
     const addedRows = newRows.reduce((sum, file) => sum + file.recordCount, 0n);
     return { ...committed, mode, deletedRows: changes.deletedRows, addedRows, addedDataFiles, addedDeleteFiles: changes.addedDeleteFiles, removedDataFiles: changes.removedDataFiles };
   } finally {
     await session.run(`DROP TABLE IF EXISTS ${source}; DROP TABLE IF EXISTS ${deleteKeys}; DROP TABLE IF EXISTS ${matched}`).catch(() => undefined);
     await rows?.release();
+  }
+}
+
+/** The first snapshot of a new table: the checked source rows, appended in the commit that creates it. */
+async function createWithSource(
+  target: RowOperationTarget,
+  args: { metadata: TableMetadata; mode: RowOperationResult['mode']; writeData: DataWriter; source: string },
+): Promise<RowOperationResult> {
+  const files = await args.writeData(`SELECT * FROM ${args.source}`, args.metadata);
+  try {
+    const result = await commitSnapshot({
+      catalog: target.catalog,
+      identifier: target.identifier,
+      base: { metadata: args.metadata, io: target.io, create: true },
+      mode: 'append',
+      addedFiles: files,
+      ...(target.summaryProperties === undefined ? {} : { summaryProperties: target.summaryProperties }),
+    });
+    const addedRows = files.reduce((sum, file) => sum + file.recordCount, 0n);
+    return { snapshot: result.snapshot, attempts: result.attempts, mode: args.mode, deletedRows: 0n, addedRows, addedDataFiles: files, addedDeleteFiles: [], removedDataFiles: [] };
+  } catch (error) {
+    if (!(error instanceof CommitStateUnknownError)) await removeQuietly(target.io, files);
+    throw error;
   }
 }
 
@@ -114,66 +166,8 @@ function matchClause(keys: readonly NestedField[], source: string): string {
   return `SEMI JOIN ${source} s ON ${on}`;
 }
 
-function keyFields(fields: readonly NestedField[], names: readonly string[]): (NestedField & { type: PrimitiveType })[] {
-  if (names.length === 0) throw new InvalidInputError('An upsert needs at least one key column');
-  return names.map((name) => {
-    const field = fields.find((f) => f.name === name) ?? fields.find((f) => f.name.toLowerCase() === name.toLowerCase());
-    if (field === undefined) {
-      throw new InvalidInputError(`Upsert key column "${name}" is not a column of the table`, { context: { column: name } });
-    }
-    if (!isPrimitive(field.type) || FLOAT_KINDS.has(field.type.kind)) {
-      throw new InvalidInputError(`Upsert key column "${name}" must be a primitive, non-floating-point column`, { context: { column: name } });
-    }
-    return field as NestedField & { type: PrimitiveType };
-  });
-}
-
-async function stageSource(session: DuckDbSession, fields: readonly NestedField[], sourceQuery: string, table: string): Promise<void> {
-  const output = await describeFlow(session, 'upsert source', sourceQuery);
-  let projection;
-  try {
-    projection = checkWriteCompatible({ fields }, output.fields);
-  } catch (error) {
-    if (!(error instanceof SchemaMismatchError)) throw error;
-    throw new SchemaMismatchError(`The upsert source does not match the table's schema: ${error.message}`, { cause: error, context: error.context });
-  }
-  await session.run(`CREATE TEMP TABLE ${table} AS ${projectOntoTable(output, projection)}`);
-}
-
-async function checkKeys(session: DuckDbSession, source: string, keys: readonly NestedField[]): Promise<void> {
-  const list = keys.map((k) => quoteIdentifier(k.name)).join(', ');
-  const nulls = await session.queryJson(`SELECT count(*)::VARCHAR AS n FROM ${source} WHERE ${keys.map((k) => `${quoteIdentifier(k.name)} IS NULL`).join(' OR ')}`);
-  if (nulls[0]?.['n'] !== '0') {
-    throw new InvalidInputError(`The upsert source has ${String(nulls[0]?.['n'])} rows with a null key (${list}); keys must not be null`, {
-      context: { keys: list },
-    });
-  }
-  const shown = keys.map((k) => `${quoteIdentifier(k.name)}::VARCHAR AS ${quoteIdentifier(k.name)}`).join(', ');
-  const duplicates = await session.queryJson(
-    `SELECT ${shown}, count(*)::VARCHAR AS __n FROM ${source} GROUP BY ALL HAVING count(*) > 1 ORDER BY ALL LIMIT 1`,
-  );
-  const first = duplicates[0];
-  if (first !== undefined) {
-    const key = keys.map((k) => `${k.name}=${String(first[k.name])}`).join(', ');
-    throw new InvalidInputError(`The upsert source has ${String(first['__n'])} rows with key ${key}; each key may appear once`, {
-      context: { key },
-    });
-  }
-}
-
-/** The delete keys, distinct and typed as the table's key columns; a null key is an error. */
-async function stageDeleteKeys(session: DuckDbSession, keys: readonly NestedField[], query: string, table: string): Promise<void> {
-  const typed = keys.map((k) => `CAST(${quoteIdentifier(k.name)} AS ${icebergToDuckDbType(k.type)}) AS ${quoteIdentifier(k.name)}`).join(', ');
-  await session.run(`CREATE TEMP TABLE ${table} AS SELECT DISTINCT ${typed} FROM (${query})`);
-  const list = keys.map((k) => quoteIdentifier(k.name)).join(', ');
-  const [row] = await session.queryJson(`SELECT count(*)::VARCHAR AS n FROM ${table} WHERE ${keys.map((k) => `${quoteIdentifier(k.name)} IS NULL`).join(' OR ')}`);
-  if (row?.['n'] !== '0') {
-    throw new InvalidInputError(`The delete keys hold ${String(row?.['n'])} null key(s) (${list}); keys must not be null`, { context: { keys: list } });
-  }
-}
-
 /** The key range of `source` (a table or parenthesised query) as a filter (undefined when it has no rows). */
-async function keyRange(session: DuckDbSession, source: string, keys: readonly (NestedField & { type: PrimitiveType })[]): Promise<RowFilter | undefined> {
+async function keyRange(session: DuckDbSession, source: string, keys: readonly KeyField[]): Promise<RowFilter | undefined> {
   const children: RowFilter[] = [];
   for (const key of keys) {
     const column = quoteIdentifier(key.name);

@@ -12,6 +12,7 @@ import type { FlowRunResult } from '../../engine/run-flow.js';
 import { ThundError } from '../../errors.js';
 import type { SchemaEvolutionChange } from '../../iceberg/schema-evolution.js';
 import { typeText } from '../../iceberg/schema.js';
+import { liveRowCountOf } from '../../table/live-row-count.js';
 import { formatProblem } from '../../pipeline/problems.js';
 import type { PipelineGraph } from '../../pipeline/ir/graph.js';
 import type { PipelineDefinition } from '../../pipeline/spec-to-ir.js';
@@ -58,7 +59,12 @@ export async function runCommand(
     });
     const handle = backend.run(graph, { fullRefresh: options.fullRefresh === true });
     const views = new Set(graph.datasets.filter((dataset) => dataset.kind === 'view' || dataset.kind === 'temporary-view').map((view) => view.name));
-    for await (const event of handle.events) for (const line of describeEvent(event, { written, published }, views)) print(line);
+    const liveRows = new Map<string, bigint>();
+    for await (const event of handle.events) {
+      const result = event.phase === 'flow-completed' ? written.get(event.flow) : undefined;
+      if (result !== undefined) liveRows.set(result.flowName, await liveRowCountOf(result.table.io, result.table.metadata));
+      for (const line of describeEvent(event, { written, published, liveRows }, views)) print(line);
+    }
     await throwIfFailed(handle.result);
     print(opened.description);
     return 0;
@@ -92,6 +98,8 @@ async function throwIfFailed(outcome: Promise<RunResult>): Promise<void> {
 interface FlowResults {
   readonly written: ReadonlyMap<string, FlowRunResult>;
   readonly published: ReadonlyMap<string, Published>;
+  /** The written tables' live rows (position deletes applied), as `thund inspect` counts them. */
+  readonly liveRows: ReadonlyMap<string, bigint>;
 }
 
 function describeEvent(event: RunEvent, results: FlowResults, views: ReadonlySet<string>): string[] {
@@ -100,7 +108,7 @@ function describeEvent(event: RunEvent, results: FlowResults, views: ReadonlySet
   const sent = results.published.get(event.flow);
   const lines = [
     result !== undefined
-      ? describeWrite(event.flow, result)
+      ? describeWrite(event.flow, result, results.liveRows.get(event.flow))
       : sent !== undefined
         ? `flow ${event.flow}: published ${sent.records} records to Kafka topic ${sent.topic} (sink ${sent.sink})`
         : views.has(event.target)
@@ -119,12 +127,12 @@ function describeEvent(event: RunEvent, results: FlowResults, views: ReadonlySet
   return lines;
 }
 
-function describeWrite(flow: string, result: FlowRunResult): string {
+function describeWrite(flow: string, result: FlowRunResult, liveRows: bigint | undefined): string {
   const summary = result.snapshot.summary;
   return (
     `flow ${flow}: ${result.created ? 'created' : 'updated'} ${formatIdentifier(result.table.identifier)} — ` +
     `${summary.operation} snapshot ${result.snapshot.snapshotId}, ${summary['added-records'] ?? '0'} rows in ` +
-    `${result.dataFiles.length} data file(s); table now has ${summary['total-records'] ?? '?'} rows`
+    `${result.dataFiles.length} data file(s); table now has ${liveRows ?? '?'} rows`
   );
 }
 

@@ -19,12 +19,11 @@ import type { TableIdentifier } from '../../../catalog/catalog.js';
 import { quoteIdentifier } from '../../duckdb/session.js';
 import { InvalidInputError, ThundError } from '../../errors.js';
 import type { ApplyChangesFlow } from '../../pipeline/ir/flow.js';
-import { upsert } from '../../table/upsert.js';
 import { ApplyChanges } from '../operators/apply-changes.js';
 import type { ChangeSet } from '../operators/change-set.js';
+import { runFlow } from '../run-flow.js';
 import { loadIfExists } from '../streaming/target-tables.js';
 import { applyChangesOptions, inferChangeFormat } from './cdc/apply-changes-options.js';
-import { createWithRows, replaceRows, type CdcTargetTable } from './cdc/cdc-target-table.js';
 import type { FlowContext } from './flow-context.js';
 import type { BatchSink, BatchWrite } from './streaming/batch-sink.js';
 
@@ -90,25 +89,36 @@ class ApplyChangesSink implements BatchSink {
     return this.operator;
   }
 
+  /**
+   * The batch through run-flow, as every table write: the rows fitted to the table (its schema
+   * evolved as an append's), the key rules checked, one snapshot.
+   */
   private async commit(operator: ApplyChanges, changeSet: ChangeSet, summary: Readonly<Record<string, string>>): Promise<bigint> {
-    const { session, catalog, io } = this.context;
-    const table: CdcTargetTable = { session, catalog, io, identifier: this.identifier, dataset: this.context.target, flowName: this.flow.name, summary };
-    const existing = await loadIfExists(catalog, this.identifier);
-    if (existing === undefined) return (await createWithRows(table, operator.targetQuery())).snapshotId;
-    if (this.replacePending) return (await replaceRows(table, existing, operator.targetQuery())).snapshotId;
-    const result = await upsert(
-      { catalog, identifier: this.identifier, io: existing.io, session, summaryProperties: summary },
-      {
-        keyColumns: changeSet.deleteKeyColumns,
-        sourceQuery: `SELECT * FROM ${quoteIdentifier(changeSet.inserts)}`,
-        deleteKeysQuery: `SELECT * FROM ${quoteIdentifier(changeSet.deletes)}`,
-        commitEmpty: true,
-        operation: `apply changes of flow "${this.flow.name}" on (${changeSet.deleteKeyColumns.join(', ')})`,
-      },
-    );
-    if (result.snapshot === undefined) {
-      throw new ThundError('INTERNAL', `flow ${this.flow.name}: the change set was not committed although commitEmpty was set`, { context: { flow: this.flow.name } });
+    const { session, catalog, io, target } = this.context;
+    const exists = (await loadIfExists(catalog, this.identifier)) !== undefined;
+    const write = {
+      session,
+      catalog,
+      io,
+      flowName: this.flow.name,
+      target: this.identifier,
+      tableProperties: target.table.properties,
+      summaryProperties: summary,
+      ...(target.table.partitioning.length === 0 ? {} : { partitionedBy: target.table.partitioning }),
+    };
+    // A new table takes all the operator's target rows; a full refresh replaces the table's rows with them.
+    if (!exists || this.replacePending) {
+      const mode = exists ? 'overwrite' : 'upsert';
+      const result = await runFlow({ ...write, sql: operator.targetQuery(), mode, keys: changeSet.deleteKeyColumns });
+      return result.snapshot.snapshotId;
     }
+    const result = await runFlow({
+      ...write,
+      sql: `SELECT * FROM ${quoteIdentifier(changeSet.inserts)}`,
+      mode: 'upsert',
+      keys: changeSet.deleteKeyColumns,
+      deleteKeys: { sql: `SELECT * FROM ${quoteIdentifier(changeSet.deletes)}`, commitEmpty: true },
+    });
     return result.snapshot.snapshotId;
   }
 }
