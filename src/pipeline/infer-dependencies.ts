@@ -7,14 +7,11 @@
 import type { Flow, FlowDependencies } from './ir/flow.js';
 import { withDependencies, type PipelineGraph } from './ir/graph.js';
 import type { Origin } from './ir/origin.js';
+import { ONE_QUERY, parseOneQuery, type QueryParser } from './one-query.js';
 import { PROBLEM_CODES, type PipelineProblem } from './problems.js';
 import { analyseSerializedSql } from './sql-dependencies.js';
 
-export interface SqlParser {
-  /** The parse tree as `json_serialize_sql` returns it (parsed JSON); an error for a statement that is not a query. */
-  serialize(sql: string): Promise<unknown>;
-  /** How many statements the text holds (0: only comments and semicolons); undefined when it does not parse. */
-  statementCount(sql: string): Promise<number | undefined>;
+export interface SqlParser extends QueryParser {
   /** Lower-case names of the aggregate functions the engine knows. */
   aggregateFunctions(): Promise<ReadonlySet<string>>;
 }
@@ -31,22 +28,12 @@ export async function inferDependencies(graph: PipelineGraph, parser: SqlParser)
   for (const flow of graph.flows) {
     const sql = flow.query.text;
     const refuse = (message: string): void => void problems.push({ code: PROBLEM_CODES.SQL_SYNTAX, message: `${flowTitle(graph, flow)}: ${message}`, origin: flow.query.origin satisfies Origin });
-    const count = await parser.statementCount(sql);
-    if (count === 0) {
-      refuse(`its SQL has no query, only comments; ${ONE_QUERY}`);
+    const parsed = await parseOneQuery(parser, sql);
+    if ('problem' in parsed) {
+      refuse(`its SQL ${parsed.problem}; a flow is ${ONE_QUERY}`);
       continue;
     }
-    if (count !== undefined && count > 1) {
-      refuse(`its SQL holds ${count} statements; ${ONE_QUERY}`);
-      continue;
-    }
-    const serialized = await parser.serialize(sql);
-    // The text parsed as one statement, so serializing fails only because it is no query.
-    if (count === 1 && isParseError(serialized)) {
-      refuse(`its SQL is a statement that is not a query; ${ONE_QUERY} (INSERT, CREATE, COPY, ATTACH, PRAGMA, SET, … are not run)`);
-      continue;
-    }
-    const analysis = analyseSerializedSql(serialized, aggregates);
+    const analysis = analyseSerializedSql(parsed.serialized, aggregates);
     if (analysis.ok) {
       found.set(flow.name, analysis.dependencies);
       continue;
@@ -55,12 +42,6 @@ export async function inferDependencies(graph: PipelineGraph, parser: SqlParser)
     refuse(`${analysis.message}${where}`);
   }
   return { graph: withDependencies(graph, found), problems };
-}
-
-const ONE_QUERY = 'a flow is one query (SELECT, WITH … SELECT, VALUES, FROM …, UNION …)';
-
-function isParseError(serialized: unknown): boolean {
-  return typeof serialized === 'object' && serialized !== null && (serialized as Record<string, unknown>)['error'] === true;
 }
 
 /** `flow "x"`, or `view "x"` / `table "x"` for the flow a dataset's own `sql` defines. */

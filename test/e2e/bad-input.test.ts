@@ -168,6 +168,21 @@ describe('thund run with SQL that is not one query', () => {
   });
 });
 
+describe('thund serve with flow SQL that is not one query', () => {
+  it('refuses --sql that is not a query before connecting to Kafka', () => {
+    const file = join(work, 'serve.yaml');
+    writeFileSync(file, 'pipeline: serve-bad-input\nsources: {}\ntables: {}\nflows: {}\n');
+    const args = ['serve', file, '--kafka-brokers', '127.0.0.1:1', '--topic', 't', '--group', 'g', '--table', 'lake.t', '--warehouse', warehouse];
+    for (const [sql, message] of [
+      ['COPY kafka_records TO \'x.csv\'', /not a query/],
+      ['SELECT * FROM kafka_records; DROP TABLE x', /2 statements/],
+    ] as const) {
+      const line = expectRefusedWithoutChanges(thund([...args, '--sql', sql]), /--sql/, message, /one query/);
+      expect(line).not.toMatch(/serialized|Parser Error/i);
+    }
+  });
+});
+
 describe('thund run with bad names and variables', () => {
   it('names a source path variable that is not set, with file and line', () => {
     const file = spec('SELECT id FROM orders', { path: '${THUND_NO_SUCH_VARIABLE}/orders.parquet' });

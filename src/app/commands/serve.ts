@@ -4,6 +4,9 @@
  */
 import { parseArgs } from 'node:util';
 import { InvalidInputError } from '../../errors.js';
+import { DuckDbSession } from '../../duckdb/session.js';
+import { duckDbSqlParser } from '../../duckdb/sql-parser.js';
+import { ONE_QUERY, parseOneQuery } from '../../pipeline/one-query.js';
 import { JsonLogger } from '../serve/json-logger.js';
 import { SERVE_FLAGS, serveSettings, type ServeFlag } from '../serve/serve-config.js';
 import { loadServeFile } from '../serve/serve-file.js';
@@ -17,6 +20,17 @@ export const SERVE_USAGE = `  thund serve <pipeline.yaml> --kafka-brokers H:P --
               [--debezium-op-column _op] [--schema-auto-evolve true|false]
               [--warehouse DIR] [--catalog-name NAME]
               (flags also as THUND_KAFKA_* / THUND_SERVE_* variables or in the file's serve: block)`;
+
+/** Before connecting anywhere: `--sql` runs as a subquery on every batch, so it must be one query. */
+async function refuseUnlessOneQuery(sql: string): Promise<void> {
+  const session = await DuckDbSession.open({ threads: 1 });
+  try {
+    const parsed = await parseOneQuery(duckDbSqlParser(session), sql);
+    if ('problem' in parsed) throw new InvalidInputError(`thund serve: the flow SQL (--sql) ${parsed.problem}; it must be ${ONE_QUERY} over kafka_records`);
+  } finally {
+    session.close();
+  }
+}
 
 export async function serveCommand(argv: readonly string[]): Promise<void> {
   const flagOptions = Object.fromEntries(Object.keys(SERVE_FLAGS).map((flag) => [flag, { type: 'string' as const }]));
@@ -38,6 +52,7 @@ export async function serveCommand(argv: readonly string[]): Promise<void> {
     if (typeof value === 'string') flags[flag] = value;
   }
   const settings = serveSettings(flags, process.env, await loadServeFile(pipelinePath, process.env));
+  if (settings.sql !== undefined) await refuseUnlessOneQuery(settings.sql);
   const warehouse = values.warehouse;
   const catalogName = values['catalog-name'];
   let signals = 0;
