@@ -39,7 +39,7 @@ export const PROBLEM_CODES = {
   BATCH_INTO_STREAMING_TABLE: 'THUND_E_BATCH_INTO_STREAMING_TABLE',
   /** An output mode or trigger the flow cannot have (update on a batch flow, a trigger on a batch flow). */
   STREAMING_SETTING: 'THUND_E_STREAMING_SETTING',
-  /** Table keys with no flow that upserts by them (keys serve batch flows in output mode update). */
+  /** Table keys with no flow that upserts by them (keys serve batch flows in output mode update), or keys naming a column twice. */
   UPSERT_KEYS: 'THUND_E_UPSERT_KEYS',
   /** A flow's SQL does not parse, or is not a single query. */
   SQL_SYNTAX: 'THUND_E_SQL_SYNTAX',

@@ -157,6 +157,20 @@ function checkKeys(graph: PipelineGraph, report: Report): void {
     if (dataset.schema !== undefined) {
       for (const key of dataset.table.keys) requireColumn(dataset.schema, key, `key of ${dataset.name}`, dataset.origin, report);
     }
+    refuseRepeatedKeys(dataset.table.keys, `the keys of ${dataset.name}`, dataset.origin, report);
+  }
+  for (const flow of graph.flows) {
+    if (flow.kind === 'apply-changes') refuseRepeatedKeys(flow.changes.keys, `the apply_changes keys of flow "${flow.name}"`, flow.origin, report);
+  }
+}
+
+/** A key column named twice (column names ignore case, as in DuckDB). */
+function refuseRepeatedKeys(keys: readonly string[], what: string, origin: Origin, report: Report): void {
+  const seen = new Set<string>();
+  for (const key of keys) {
+    const lower = key.toLowerCase();
+    if (seen.has(lower)) report(PROBLEM_CODES.UPSERT_KEYS, origin, `${what} name column "${key}" more than once; name each key column once`);
+    seen.add(lower);
   }
 }
 
