@@ -5,7 +5,8 @@
  */
 import { describe } from 'vitest';
 import { catalogBehaviour } from './behaviour/catalog-behaviour.js';
-import { glueCatalogUnderTest, REST_SERVERS, restCatalogUnderTest, sqlCatalogUnderTest } from './behaviour/catalogs-under-test.js';
+import { glueCatalogUnderTest, restCatalogUnderTest, sqlCatalogUnderTest } from './behaviour/catalogs-under-test.js';
+import { REST_SERVERS } from './rest-support/rest-servers.js';
 
 describe('SqlCatalog (SQLite, local warehouse)', () => catalogBehaviour(sqlCatalogUnderTest));
 describe('GlueCatalog (moto Glue, MinIO)', () => catalogBehaviour(glueCatalogUnderTest));

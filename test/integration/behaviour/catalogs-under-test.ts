@@ -1,7 +1,7 @@
 /**
  * The three catalogs the behaviour suite runs against, each with the FileIO its tables use and a
  * way to see which files really are stored under a location: the embedded SQL catalog on a
- * temporary local warehouse, Glue on moto and the REST fixture, both with files in MinIO.
+ * temporary local warehouse, Glue on moto and each REST server of the stack, with files in MinIO.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
@@ -16,6 +16,7 @@ import { S3FileIO } from '../../../connectors/storage/s3-file-io.js';
 import type { FileIO } from '../../../src/iceberg/file-io.js';
 import { testS3Bucket, testS3FileIOOptions } from '../../stack/s3-env.js';
 import { requireServiceEnv } from '../../stack/service.js';
+import { restServerUri, type RestServerUnderTest, type ServerDifferences } from '../rest-support/rest-servers.js';
 import { objectsUnder } from './s3-objects.js';
 
 export interface CatalogUnderTest {
@@ -27,13 +28,6 @@ export interface CatalogUnderTest {
   /** What a server does its own way, by design; absent: the Iceberg reference behaviour. */
   readonly differences?: ServerDifferences;
   close(): Promise<void>;
-}
-
-export interface ServerDifferences {
-  /** Table metadata holds only the current snapshot (Nessie keeps the history in its own commits). */
-  readonly currentSnapshotOnly?: boolean;
-  /** A purging drop leaves the files for the server's garbage collector (Nessie's GC). */
-  readonly purgeLeavesFiles?: boolean;
 }
 
 export type CatalogFactory = () => Promise<CatalogUnderTest>;
@@ -71,31 +65,12 @@ export const glueCatalogUnderTest: CatalogFactory = async () => {
   return { catalog, io, filesUnder: objectsUnder, close: async () => closeBoth(catalog, io) };
 };
 
-/** A REST catalog server of the stack: where it answers, and the warehouse to ask it for. */
-export interface RestServerUnderTest {
-  readonly name: string;
-  readonly uri: () => string;
-  readonly warehouse?: string;
-  readonly differences?: ServerDifferences;
-}
-
-/** The Iceberg project's REST fixture (no warehouse, no prefix). */
-export const REST_FIXTURE: RestServerUnderTest = { name: 'Iceberg REST fixture', uri: () => requireServiceEnv('THUND_TEST_REST_URI') };
-/** Project Nessie: its prefix names branch and warehouse, URL-encoded (`main%7Cwarehouse`). */
-export const NESSIE: RestServerUnderTest = {
-  name: 'Nessie',
-  uri: () => requireServiceEnv('THUND_TEST_NESSIE_URI'),
-  warehouse: 'warehouse',
-  differences: { currentSnapshotOnly: true, purgeLeavesFiles: true },
-};
-export const REST_SERVERS: readonly RestServerUnderTest[] = [REST_FIXTURE, NESSIE];
-
 export const restCatalogUnderTest =
   (server: RestServerUnderTest): CatalogFactory =>
   async () => {
     const io = new S3FileIO(testS3FileIOOptions());
     const catalog = await RestCatalog.connect({
-      uri: server.uri(),
+      uri: restServerUri(server),
       io,
       ...(server.warehouse === undefined ? {} : { warehouse: server.warehouse }),
     });
