@@ -219,6 +219,15 @@ describe('thund inspect with bad input', () => {
     expect(existsSync(missing)).toBe(false);
   });
 
+  it('plan --state on a warehouse that does not exist says nothing ran, creating nothing', () => {
+    const missing = join(work, 'no-such-warehouse');
+    const result = thund(['plan', spec('SELECT id FROM orders'), '--state', '--warehouse', missing]);
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/state \(the warehouse .*no-such-warehouse does not exist.*\):\n {2}lake\.orders: stale: never run/);
+    expect(existsSync(missing)).toBe(false);
+  });
+
   it('rejects a name without a namespace', () => {
     const result = thund(['inspect', 'orders', '--warehouse', warehouse]);
     expect(result.status).not.toBe(0);

@@ -5,7 +5,10 @@
  * gets what `thund run` would do with it: stale and why, or up to date.
  */
 import { planStaleness } from '../../engine/graph/plan-staleness.js';
-import { InvalidInputError } from '../../errors.js';
+import type { Catalog } from '../../../catalog/catalog.js';
+import { createParquetSourceConnector } from '../../../connectors/parquet/parquet-source.js';
+import type { SourceConnector } from '../../../connectors/source.js';
+import { InvalidInputError, NoSuchTableError } from '../../errors.js';
 import { formatProblem } from '../../pipeline/problems.js';
 import { PLAN_FORMATS, renderGraph, type PlanFormat } from '../../pipeline/render-graph.js';
 import type { CatalogOverrides } from '../open-catalog.js';
@@ -34,11 +37,25 @@ export async function planCommand(specPath: string, format: PlanFormat, print: (
   print(renderGraph(analysed.graph, format));
   if (options.state !== true) return 0;
   const graph = analysed.graph;
-  return withPipelineResources(analysed.definition, options, async (opened, sources) => {
-    const states = await planStaleness(graph, opened.catalog, sources);
+  const printStates = async (catalog: Pick<Catalog, 'loadTable'>, sources: SourceConnector, description: string): Promise<number> => {
+    const states = await planStaleness(graph, catalog, sources);
     print('');
-    print(`state (${opened.description}):`);
+    print(`state (${description}):`);
     for (const [table, state] of states) print(`  ${table}: ${state}`);
     return 0;
-  });
+  };
+  try {
+    // Reading state never creates a warehouse.
+    return await withPipelineResources(analysed.definition, { ...options, existingOnly: true }, (opened, sources) => printStates(opened.catalog, sources, opened.description));
+  } catch (error) {
+    if (!(error instanceof NoSuchTableError)) throw error;
+    // Nothing has run yet: every table is missing.
+    const noTables = { loadTable: () => Promise.reject(error) };
+    const sources = createParquetSourceConnector();
+    try {
+      return await printStates(noTables, sources, error.message);
+    } finally {
+      await sources.close();
+    }
+  }
 }

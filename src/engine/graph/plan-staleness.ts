@@ -19,7 +19,7 @@ import { flowHasRun, stalenessOf } from './staleness.js';
 import { upstreamOf, type UpstreamLookups } from './upstream-state.js';
 
 /** Table dataset name → its state in words. */
-export async function planStaleness(graph: PipelineGraph, catalog: Catalog, sources: SourceConnector): Promise<Map<string, string>> {
+export async function planStaleness(graph: PipelineGraph, catalog: Pick<Catalog, 'loadTable'>, sources: SourceConnector): Promise<Map<string, string>> {
   const session = await DuckDbSession.open({ threads: 1 });
   const tables = new Map<string, Promise<TableMetadata | undefined>>();
   const metadataOf = (dataset: TableDataset): Promise<TableMetadata | undefined> => {
