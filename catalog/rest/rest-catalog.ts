@@ -9,7 +9,7 @@
 import { checkNoMetadataColumnNames } from '../../src/iceberg/metadata-columns.js';
 import type { z } from 'zod';
 import { CommitStateUnknownError, InvalidInputError, NoSuchTableError, ThundError } from '../../src/errors.js';
-import type { FileIO } from '../../src/iceberg/file-io.js';
+import type { FileIO, FileIOFactory } from '../../src/iceberg/file-io.js';
 import { stringifyJson } from '../../src/iceberg/json.js';
 import { parseTableMetadata, partitionSpecToJson, sortOrderToJson } from '../../src/iceberg/metadata-json.js';
 import type { TableRequirement } from '../../src/iceberg/requirements.js';
@@ -25,7 +25,7 @@ import { RestHttp } from './http.js';
 import { RestNamespaces } from './rest-namespaces.js';
 import { TableSessions } from './table-sessions.js';
 import type { TransportRetryOptions } from './transport-retry.js';
-import type { TableStorageAccess, VendedS3Defaults } from './vended-credentials.js';
+import type { TableStorageAccess } from './vended-credentials.js';
 import { VendedFileIO } from './vended-file-io.js';
 import {
   commitTableWire,
@@ -55,8 +55,11 @@ export interface RestCatalogOptions {
   readonly fetch?: typeof fetch;
   /** Sent on load, create, stage-create and register. */
   readonly accessDelegation?: AccessDelegation;
-  /** Endpoint, region and path style for S3 clients built from vended keys the server sent without them. */
-  readonly vendedStorage?: VendedS3Defaults;
+  /**
+   * Builds FileIOs from the storage credentials the server vends (the app's; catalog code builds
+   * no storage client). Without it vended credentials go unused: every file goes through `io`.
+   */
+  readonly fileIOFactory?: FileIOFactory;
   /** Resends of idempotency-keyed mutations (only when the server supports `Idempotency-Key`). */
   readonly retry?: TransportRetryOptions;
   /** Clock in ms since the epoch, for credential expiry; replaceable for tests. */
@@ -89,15 +92,18 @@ export class RestCatalog implements Catalog {
     this.server = describeServer(options.uri);
     this.namespaces = new RestNamespaces(http, config, this.server);
     this.delegation = options.accessDelegation === undefined ? {} : { 'x-iceberg-access-delegation': options.accessDelegation };
+    const factory = options.fileIOFactory;
     this.sessions = new TableSessions(
-      (identifier, access) =>
-        new VendedFileIO({
-          access,
-          fallback: io,
-          refresh: (current) => this.refreshAccess(identifier, current),
-          ...(options.vendedStorage === undefined ? {} : { defaults: options.vendedStorage }),
-          ...(options.now === undefined ? {} : { now: options.now }),
-        }),
+      factory === undefined
+        ? undefined
+        : (identifier, access) =>
+            new VendedFileIO({
+              access,
+              fallback: io,
+              refresh: (current) => this.refreshAccess(identifier, current),
+              factory,
+              ...(options.now === undefined ? {} : { now: options.now }),
+            }),
     );
   }
 

@@ -17,7 +17,8 @@ export class TableSessions {
   /** FileIOs of dropped or renamed tables, still closed with the catalog (callers may hold them). */
   private readonly retired: VendedFileIO[] = [];
 
-  constructor(private readonly createIo: (identifier: TableIdentifier, access: TableStorageAccess) => VendedFileIO) {}
+  /** Without `createIo`, only tokens are kept (no FileIO can be built for vended keys). */
+  constructor(private readonly createIo: ((identifier: TableIdentifier, access: TableStorageAccess) => VendedFileIO) | undefined) {}
 
   tokenFor(identifier: TableIdentifier): string | undefined {
     return this.sessions.get(key(identifier))?.token;
@@ -34,7 +35,7 @@ export class TableSessions {
     const token = access.config[TABLE_TOKEN];
     let io = previous?.io;
     if (io !== undefined) io.update(access);
-    else if (grantsAccess(access)) io = this.createIo(identifier, access);
+    else if (grantsAccess(access) && this.createIo !== undefined) io = this.createIo(identifier, access);
     this.sessions.set(key(identifier), { token: token === '' ? undefined : token, io });
     return io ?? fallback;
   }

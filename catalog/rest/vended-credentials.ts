@@ -1,9 +1,10 @@
 /**
  * Storage access a REST catalog hands out with a table (ICEBERG.md §7.3): `storage-credentials`
  * (each for the locations under its prefix) and legacy `s3.*` keys in the load response's
- * `config`. This file turns them into S3FileIO options; vended-file-io.ts decides which applies.
+ * `config`. This file turns them into VendedStorage for the app's FileIOFactory; vended-file-io.ts
+ * decides which applies.
  */
-import type { S3FileIOOptions } from '../../connectors/storage/s3-file-io.js';
+import type { VendedStorage } from '../../src/iceberg/file-io.js';
 
 export interface StorageCredential {
   readonly prefix: string;
@@ -17,12 +18,6 @@ export interface TableStorageAccess {
   readonly config: Readonly<Record<string, string>>;
 }
 
-/**
- * Settings for S3 clients built from vended keys: endpoint, region and path style when the server
- * names none, plus any other S3FileIO setting (retries, multipart sizes). Never credentials.
- */
-export type VendedS3Defaults = Omit<Partial<S3FileIOOptions>, 'credentials'>;
-
 export const S3_ACCESS_KEY_ID = 's3.access-key-id';
 export const S3_SECRET_ACCESS_KEY = 's3.secret-access-key';
 export const S3_SESSION_TOKEN = 's3.session-token';
@@ -32,8 +27,6 @@ export const S3_PATH_STYLE_ACCESS = 's3.path-style-access';
 export const CLIENT_REGION = 'client.region';
 /** A per-table bearer token in the load response's config. */
 export const TABLE_TOKEN = 'token';
-
-const DEFAULT_REGION = 'us-east-1';
 
 /** True when the response granted anything this client can use for S3. */
 export function grantsAccess(access: TableStorageAccess): boolean {
@@ -53,29 +46,23 @@ export function expiresAtMs(config: Readonly<Record<string, string>>): number | 
 }
 
 /**
- * S3FileIO options for `keys` (a credential's config, or the table config itself). Endpoint,
- * region and path style come from the keys' own config, then the table config, then `defaults`;
- * the key id, secret and session token only ever from `keys`.
+ * The vended storage `keys` grant (a credential's config, or the table config itself). Endpoint,
+ * region and path style come from the keys' own config, then the table config (what neither says
+ * is the FileIOFactory's setting); the key id, secret and session token only ever from `keys`.
  */
-export function s3OptionsFor(
-  keys: Readonly<Record<string, string>>,
-  tableConfig: Readonly<Record<string, string>>,
-  defaults: VendedS3Defaults = {},
-): S3FileIOOptions {
+export function vendedStorageFor(keys: Readonly<Record<string, string>>, tableConfig: Readonly<Record<string, string>>): VendedStorage {
   const setting = (name: string): string | undefined => firstNonEmpty(keys[name], tableConfig[name]);
-  const endpoint = setting(S3_ENDPOINT) ?? defaults.endpoint;
+  const endpoint = setting(S3_ENDPOINT);
+  const region = setting(CLIENT_REGION);
   const pathStyle = setting(S3_PATH_STYLE_ACCESS);
   const sessionToken = keys[S3_SESSION_TOKEN];
   return {
-    ...defaults,
-    region: setting(CLIENT_REGION) ?? defaults.region ?? DEFAULT_REGION,
+    accessKeyId: keys[S3_ACCESS_KEY_ID] ?? '',
+    secretAccessKey: keys[S3_SECRET_ACCESS_KEY] ?? '',
+    ...(nonEmpty(sessionToken) ? { sessionToken } : {}),
     ...(endpoint === undefined ? {} : { endpoint }),
-    forcePathStyle: pathStyle === undefined ? (defaults.forcePathStyle ?? false) : pathStyle.toLowerCase() === 'true',
-    credentials: {
-      accessKeyId: keys[S3_ACCESS_KEY_ID] ?? '',
-      secretAccessKey: keys[S3_SECRET_ACCESS_KEY] ?? '',
-      ...(nonEmpty(sessionToken) ? { sessionToken } : {}),
-    },
+    ...(region === undefined ? {} : { region }),
+    ...(pathStyle === undefined ? {} : { pathStyle: pathStyle.toLowerCase() === 'true' }),
   };
 }
 

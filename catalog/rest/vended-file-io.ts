@@ -2,20 +2,13 @@
  * A table's FileIO built from the credentials its REST catalog vended. Per location it uses the
  * storage credential with the longest matching prefix, else the `s3.*` keys of the table's
  * config, else the catalog's own FileIO. Keys that expire within a minute are refreshed before
- * use (the catalog's credentials endpoint or a table reload, whichever `refresh` does).
+ * use (the catalog's credentials endpoint or a table reload, whichever `refresh` does). The
+ * FileIOs for vended keys come from the app's FileIOFactory: this room builds no storage client.
  */
 import { readFile } from 'node:fs/promises';
-import { isS3Location, S3FileIO, type S3FileIOOptions } from '../../connectors/storage/s3-file-io.js';
 import { StorageError } from '../../src/errors.js';
-import type { FileIO } from '../../src/iceberg/file-io.js';
-import {
-  expiresAtMs,
-  hasKeys,
-  longestPrefixMatch,
-  s3OptionsFor,
-  type TableStorageAccess,
-  type VendedS3Defaults,
-} from './vended-credentials.js';
+import type { ClosableFileIO, FileIO, FileIOFactory } from '../../src/iceberg/file-io.js';
+import { expiresAtMs, hasKeys, longestPrefixMatch, vendedStorageFor, type TableStorageAccess } from './vended-credentials.js';
 
 /** Refresh keys that expire within this margin before using them. */
 export const EXPIRY_MARGIN_MS = 60_000;
@@ -24,10 +17,6 @@ const MIN_REFRESH_INTERVAL_MS = 5_000;
 /** S3 clients kept per table; older ones (keys replaced by refreshes) are closed after a grace period. */
 const MAX_CLIENTS = 8;
 const RETIRE_AFTER_MS = 120_000;
-
-export interface ClosableFileIO extends FileIO {
-  close?(): void;
-}
 
 /** The optional streaming members some FileIOs offer (S3FileIO does). */
 interface StreamingFileIO extends FileIO {
@@ -41,11 +30,10 @@ export interface VendedFileIOOptions {
   readonly fallback: FileIO;
   /** Fresh access for the same table, given what it has now. */
   readonly refresh: (current: TableStorageAccess) => Promise<TableStorageAccess>;
-  readonly defaults?: VendedS3Defaults;
+  /** Builds the FileIO for one set of vended keys. */
+  readonly factory: FileIOFactory;
   /** Clock in ms since the epoch; replaceable for tests. */
   readonly now?: () => number;
-  /** Builds the S3 FileIO for one set of keys; replaceable for tests. */
-  readonly createS3?: (options: S3FileIOOptions) => ClosableFileIO;
 }
 
 /** Which keys serve a location, and when they stop working. */
@@ -58,14 +46,12 @@ export class VendedFileIO implements FileIO {
   private access: TableStorageAccess;
   private readonly clients = new Map<string, ClosableFileIO>();
   private readonly now: () => number;
-  private readonly createS3: (options: S3FileIOOptions) => ClosableFileIO;
   private refreshing: Promise<void> | undefined;
   private lastRefresh = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly options: VendedFileIOOptions) {
     this.access = options.access;
     this.now = options.now ?? Date.now;
-    this.createS3 = options.createS3 ?? ((s3) => new S3FileIO(s3));
   }
 
   /** Takes the access granted by a newer response for this table. */
@@ -115,7 +101,7 @@ export class VendedFileIO implements FileIO {
 
   /** Object-store locations have no local path; others are the fallback's business. */
   localPathFor(location: string): string | undefined {
-    if (isS3Location(location)) return undefined;
+    if (this.options.factory.serves(location)) return undefined;
     return this.options.fallback.localPathFor?.(location);
   }
 
@@ -127,7 +113,7 @@ export class VendedFileIO implements FileIO {
 
   /** The FileIO serving `location` now, after refreshing keys that are about to expire. */
   async ioFor(location: string): Promise<FileIO> {
-    if (!isS3Location(location)) return this.options.fallback;
+    if (!this.options.factory.serves(location)) return this.options.fallback;
     let grant = this.grantFor(location);
     if (grant?.expiresAt !== undefined && this.now() + EXPIRY_MARGIN_MS >= grant.expiresAt && this.mayRefresh()) {
       await this.refresh();
@@ -161,12 +147,12 @@ export class VendedFileIO implements FileIO {
   }
 
   private clientFor(keys: Readonly<Record<string, string>>): ClosableFileIO {
-    const options = s3OptionsFor(keys, this.access.config, this.options.defaults);
+    const storage = vendedStorageFor(keys, this.access.config);
     // The cache key holds secrets; it stays in this map and is never logged.
-    const cacheKey = JSON.stringify(options);
+    const cacheKey = JSON.stringify(storage);
     let client = this.clients.get(cacheKey);
     if (client === undefined) {
-      client = this.createS3(options);
+      client = this.options.factory.withVendedStorage(storage);
       this.clients.set(cacheKey, client);
       this.retireOldest();
     }

@@ -9,6 +9,7 @@ import { GlueCatalog } from '../../catalog/glue/glue-catalog.js';
 import type { RestAuthOptions } from '../../catalog/rest/auth.js';
 import { RestCatalog } from '../../catalog/rest/rest-catalog.js';
 import { LocalFileIO } from '../../connectors/storage/local-file-io.js';
+import { s3FileIOFactory } from '../../connectors/storage/s3-file-io-factory.js';
 import { isS3Location, S3FileIO, type S3FileIOOptions } from '../../connectors/storage/s3-file-io.js';
 import { ThundError } from '../errors.js';
 import type { FileIO } from '../iceberg/file-io.js';
@@ -83,6 +84,8 @@ export async function openCatalog(
           ...(catalog.name === undefined ? {} : { name: catalog.name }),
           ...(catalog.auth === undefined ? {} : { auth: restAuth(catalog.auth, aws) }),
           ...(catalog.accessDelegation === undefined ? {} : { accessDelegation: catalog.accessDelegation }),
+          // Vended keys reach the same store: storage.s3's endpoint, region and path style where the catalog names none.
+          fileIOFactory: s3FileIOFactory(s3 === undefined ? {} : withoutKeys(s3)),
         });
         const where = catalog.warehouse === undefined ? '' : ` (warehouse ${catalog.warehouse})`;
         return { catalog: rest, io, ...withS3, description: `catalog: rest ${catalog.uri}${where}`, close: () => closeAll(rest, io, aws) };
@@ -140,6 +143,11 @@ function s3Options(s3: ResolvedS3Storage): S3FileIOOptions {
     ...(s3.endpoint === undefined ? {} : { endpoint: s3.endpoint }),
     ...(s3.keys === undefined ? {} : { credentials: s3.keys }),
   };
+}
+
+function withoutKeys(s3: S3FileIOOptions): Omit<S3FileIOOptions, 'credentials'> {
+  const { credentials, ...settings } = s3;
+  return settings;
 }
 
 function restAuth(auth: ResolvedRestAuth, aws: AwsCredentialChain): RestAuthOptions {

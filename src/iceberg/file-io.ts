@@ -23,3 +23,33 @@ export interface FileIO {
    */
   readRange?(location: string, offset: number, length: number): Promise<Uint8Array>;
 }
+
+/** A FileIO whose holder releases it when done (S3FileIO closes its SDK client). */
+export interface ClosableFileIO extends FileIO {
+  close?(): void;
+}
+
+/**
+ * Object-store access a catalog vended for a table (Iceberg's `s3.*` and `client.region`
+ * properties): the keys, and where the store is when the catalog said.
+ */
+export interface VendedStorage {
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
+  readonly sessionToken?: string;
+  readonly endpoint?: string;
+  readonly region?: string;
+  readonly pathStyle?: boolean;
+}
+
+/**
+ * Builds FileIOs for the credentials catalogs vend. The app hands one to a catalog, so catalog
+ * code never constructs a storage client; what the catalog did not say (endpoint, region, path
+ * style, retries) is the factory's own setting.
+ */
+export interface FileIOFactory {
+  /** True for locations vended storage credentials can serve (the object store's schemes). */
+  serves(location: string): boolean;
+  /** A FileIO that reaches the store with these vended keys; the caller closes it. */
+  withVendedStorage(storage: VendedStorage): ClosableFileIO;
+}

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RestCatalog } from '../../catalog/rest/rest-catalog.js';
+import { s3FileIOFactory } from '../../connectors/storage/s3-file-io-factory.js';
 import { parseS3Location, S3FileIO } from '../../connectors/storage/s3-file-io.js';
 import { DuckDbSession, quoteLiteral } from '../../src/duckdb/session.js';
 import { StorageError } from '../../src/errors.js';
@@ -65,7 +66,7 @@ beforeAll(async () => {
   session = await DuckDbSession.open({ threads: 1 });
   scratch = await mkdtemp(join(tmpdir(), 'thund-vended-'));
   proxy = await startVendingProxy(requireServiceEnv('THUND_TEST_REST_URI'), vend);
-  catalog = await RestCatalog.connect({ uri: proxy.uri, io: wrongIo, accessDelegation: 'vended-credentials' });
+  catalog = await RestCatalog.connect({ uri: proxy.uri, io: wrongIo, accessDelegation: 'vended-credentials', fileIOFactory: s3FileIOFactory() });
   await catalog.createNamespace(namespace);
 });
 

@@ -7,7 +7,8 @@ import { dirname, join, relative, resolve } from 'node:path';
 
 const IMPORT = /^\s*(?:import|export)\s[^;]*?from\s+'(\.[^']+)'/gm;
 
-function sourceFiles(dir: string): string[] {
+/** Every .ts source file under `dir` (declaration files left out). */
+export function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const full = join(dir, name);
     if (statSync(full).isDirectory()) return sourceFiles(full);
@@ -15,13 +16,15 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
+/** The absolute .ts paths `file` imports or re-exports from by relative specifier (type-only too). */
+export function relativeImports(file: string): string[] {
+  return [...readFileSync(file, 'utf8').matchAll(IMPORT)].map((match) => resolve(dirname(file), (match[1] as string).replace(/\.js$/, '.ts')));
+}
+
 /** `a.ts <-> b.ts` for every pair of files under `root` that import each other. */
 export function twoFileImportCircles(root: string): string[] {
   const imports = new Map<string, Set<string>>();
-  for (const file of sourceFiles(root)) {
-    const targets = [...readFileSync(file, 'utf8').matchAll(IMPORT)].map((match) => resolve(dirname(file), (match[1] as string).replace(/\.js$/, '.ts')));
-    imports.set(file, new Set(targets));
-  }
+  for (const file of sourceFiles(root)) imports.set(file, new Set(relativeImports(file)));
   const circles: string[] = [];
   for (const [file, targets] of imports) {
     for (const target of targets) {

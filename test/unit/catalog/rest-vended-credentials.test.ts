@@ -8,12 +8,12 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { S3FileIOOptions } from '../../../connectors/storage/s3-file-io.js';
+import { s3FileIOFactory } from '../../../connectors/storage/s3-file-io-factory.js';
 import { VendedFileIO } from '../../../catalog/rest/vended-file-io.js';
 import type { TableStorageAccess } from '../../../catalog/rest/vended-credentials.js';
 import { ENDPOINTS } from '../../../catalog/rest/endpoints.js';
 import { RestCatalog } from '../../../catalog/rest/rest-catalog.js';
-import type { FileIO } from '../../../src/iceberg/file-io.js';
+import type { FileIO, FileIOFactory } from '../../../src/iceberg/file-io.js';
 import { StorageError } from '../../../src/errors.js';
 import { configBody, loadTableBody } from '../../integration/rest-support/fake-rest.js';
 import { startLoopbackServer, type LoopbackServer, type SeenRequest } from '../../integration/rest-support/loopback-server.js';
@@ -83,7 +83,13 @@ async function setUp(endpoints: readonly string[] = Object.values(ENDPOINTS)): P
   });
   servers.push(fixture.server);
   fixture.io = new RecordingIO();
-  fixture.catalog = await RestCatalog.connect({ uri: fixture.server.uri, token: 'catalog-token', io: fixture.io, accessDelegation: 'vended-credentials' });
+  fixture.catalog = await RestCatalog.connect({
+    uri: fixture.server.uri,
+    token: 'catalog-token',
+    io: fixture.io,
+    accessDelegation: 'vended-credentials',
+    fileIOFactory: s3FileIOFactory(),
+  });
   catalogs.push(fixture.catalog);
   return fixture;
 }
@@ -224,19 +230,22 @@ describe('per-table token', () => {
 });
 
 describe('VendedFileIO', () => {
-  /** Each built "S3" FileIO records its key id with every location it serves. */
-  function recordingS3(served: string[]) {
-    return (options: S3FileIOOptions) => {
-      const io = new RecordingIO();
-      const keyId = options.credentials?.accessKeyId ?? '';
-      const record = (location: string): void => {
-        served.push(`${keyId} ${location}`);
-      };
-      io.exists = async (location) => (record(location), true);
-      io.writeNew = async (location) => record(location);
-      io.read = async (location) => (record(location), new TextEncoder().encode('0123456789'));
-      return io;
+  /** Each FileIO built for vended keys records its key id with every location it serves. */
+  function recordingS3(served: string[]): FileIOFactory {
+    return {
+      serves: (location) => location.startsWith('s3://'),
+      withVendedStorage: (storage) => recordingIO(served, storage.accessKeyId),
     };
+  }
+  function recordingIO(served: string[], keyId: string): FileIO {
+    const io = new RecordingIO();
+    const record = (location: string): void => {
+      served.push(`${keyId} ${location}`);
+    };
+    io.exists = async (location) => (record(location), true);
+    io.writeNew = async (location) => record(location);
+    io.read = async (location) => (record(location), new TextEncoder().encode('0123456789'));
+    return io;
   }
   const access = (keyId: string, expiresAt: number): TableStorageAccess => ({
     credentials: [{ prefix: 's3://b/t/', config: keys(keyId, { 's3.session-token-expires-at-ms': String(expiresAt) }) }],
@@ -251,7 +260,7 @@ describe('VendedFileIO', () => {
       access: access('FIRST', 1_000_000 + 61_000),
       fallback: new RecordingIO(),
       now: () => clock,
-      createS3: recordingS3(served),
+      factory: recordingS3(served),
       refresh: async () => access(`NEW${++refreshes}`, clock + 3_600_000),
     });
     await io.exists('s3://b/t/a');
@@ -268,7 +277,7 @@ describe('VendedFileIO', () => {
 
   it('streams local files and reads ranges even through a FileIO without those members', async () => {
     const served: string[] = [];
-    const io = new VendedFileIO({ access: access('K', Number.MAX_SAFE_INTEGER), fallback: new RecordingIO(), createS3: recordingS3(served), refresh: async (a) => a });
+    const io = new VendedFileIO({ access: access('K', Number.MAX_SAFE_INTEGER), fallback: new RecordingIO(), factory: recordingS3(served), refresh: async (a) => a });
     const dir = await mkdtemp(join(tmpdir(), 'thund-vended-'));
     await writeFile(join(dir, 'f.parquet'), 'PAR1');
     await io.writeNewFromFile('s3://b/t/data/f.parquet', join(dir, 'f.parquet'));
