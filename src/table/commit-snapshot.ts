@@ -9,7 +9,9 @@
  * table moved between attempts (RowDelta.validate) and refused rather than committed on a base
  * where it would be wrong. A caller whose summary depends on the table (source positions) passes a
  * per-attempt hook: it sees the table each attempt builds on and gives that attempt's summary
- * properties, or refuses, which ends the commit with a RefusedCommit outcome.
+ * properties, or refuses, which ends the commit with a RefusedCommit outcome. A base whose current
+ * snapshot lists a manifest missing from storage is refused before anything is written
+ * (manifest-presence.ts): the new snapshot would carry the broken reference on.
  */
 import { randomUUID } from 'node:crypto';
 import type { Catalog, LoadedTable, TableIdentifier } from '../../catalog/catalog.js';
