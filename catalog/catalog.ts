@@ -56,6 +56,11 @@ export interface Catalog {
    */
   stageCreateTable(identifier: TableIdentifier, request: CreateTableRequest): Promise<TableMetadata>;
   /**
+   * The FileIO for a table's files, for catalogs that hand out storage access per table (REST
+   * vended credentials, a stage-create answer's included, before the table exists).
+   */
+  tableIO?(identifier: TableIdentifier): FileIO;
+  /**
    * Atomically checks `requirements` against the current metadata and applies `updates`.
    * Throws CommitConflictError when a requirement fails (refresh and retry),
    * CommitStateUnknownError when the outcome cannot be known.

@@ -204,7 +204,9 @@ async function resolveTarget(request: FlowRunRequest, output: FlowOutput): Promi
     metadata = await request.catalog.stageCreateTable(request.target, { ...create, partitionSpec });
   }
   const schema = currentSchema(metadata);
-  return { metadata, io: request.io, create: true, query: projectNewTable(output, schema.fields), schema, spec: defaultSpec(metadata) };
+  // The staged table's FileIO: the stage-create answer may have vended credentials for its files.
+  const io = request.catalog.tableIO?.(request.target) ?? request.io;
+  return { metadata, io, create: true, query: projectNewTable(output, schema.fields), schema, spec: defaultSpec(metadata) };
 }
 
 /**

@@ -1,0 +1,132 @@
+/**
+ * A pipeline that creates its table through a REST catalog with vended credentials, run by the
+ * built CLI: the pipeline's own S3 keys are wrong (MinIO refuses them), so the new table's data
+ * files, manifests and commit can only succeed through the keys the stage-create answer vended —
+ * as a `storage-credentials` entry, and the older way (Nessie's) as `s3.*` keys in the table
+ * `config`. An independent S3 client and DuckDB read the rows back.
+ */
+import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RestCatalog } from '../../catalog/rest/rest-catalog.js';
+import { s3FileIOFactory } from '../../connectors/storage/s3-file-io-factory.js';
+import { parseS3Location, S3FileIO } from '../../connectors/storage/s3-file-io.js';
+import { DuckDbSession, quoteLiteral } from '../../src/duckdb/session.js';
+import { liveDataFiles } from '../../src/table/scan.js';
+import { thundAsync } from '../e2e/cli.js';
+import { QUICKSTART_INPUT } from '../interop/quickstart-expected.js';
+import { testS3Bucket, testS3Client, testS3FileIOOptions } from '../stack/s3-env.js';
+import { requireServiceEnv } from '../stack/service.js';
+import { startVendingProxy, type Vended, type VendingProxy } from './rest-support/vending-proxy.js';
+
+const namespace = `thund_vended_new_${randomUUID().slice(0, 8)}`;
+const WRONG = { THUND_WRONG_KEY_ID: 'thund-wrong-key', THUND_WRONG_SECRET: 'thund-wrong-secret' };
+
+/** The real MinIO keys, vended one way or the other; endpoint and path style in the table config. */
+function vended(way: 'storage-credentials' | 'table config'): () => Vended {
+  return () => {
+    const options = testS3FileIOOptions();
+    const keys = { 's3.access-key-id': options.credentials!.accessKeyId, 's3.secret-access-key': options.credentials!.secretAccessKey };
+    const config = { 's3.endpoint': options.endpoint!, 's3.path-style-access': 'true', 'client.region': options.region };
+    return way === 'table config'
+      ? { config: { ...config, ...keys } }
+      : { config, storageCredentials: [{ prefix: `s3://${testS3Bucket()}/${namespace}/`, config: keys }] };
+  };
+}
+
+function spec(proxyUri: string, table: string): string {
+  return `pipeline: vended_new_table
+sources:
+  orders:
+    format: parquet
+    path: ${QUICKSTART_INPUT}
+tables:
+  ${table}:
+    mode: append
+flows:
+  load:
+    target: ${table}
+    sql: SELECT CAST(id AS BIGINT) AS order_id, customer FROM orders
+catalog:
+  type: rest
+  uri: ${proxyUri}
+  access_delegation: vended-credentials
+storage:
+  s3:
+    endpoint: \${THUND_TEST_S3_ENDPOINT}
+    region: \${THUND_TEST_S3_REGION}
+    path_style: true
+    access_key_id_env: THUND_WRONG_KEY_ID
+    secret_access_key_env: THUND_WRONG_SECRET
+`;
+}
+
+let s3: S3Client;
+let session: DuckDbSession;
+let scratch: string;
+const proxies: VendingProxy[] = [];
+
+beforeAll(async () => {
+  s3 = testS3Client();
+  session = await DuckDbSession.open({ threads: 1 });
+  scratch = await mkdtemp(join(tmpdir(), 'thund-vended-new-'));
+});
+
+afterAll(async () => {
+  const catalog = await RestCatalog.connect({ uri: requireServiceEnv('THUND_TEST_REST_URI'), io: new S3FileIO(testS3FileIOOptions()) });
+  for (const id of await catalog.listTables([namespace]).catch(() => [])) await catalog.dropTable(id, true).catch(() => undefined);
+  await catalog.dropNamespace([namespace]).catch(() => undefined);
+  await catalog.close();
+  await Promise.all(proxies.map((proxy) => proxy.close()));
+  session?.close();
+  s3?.destroy();
+  if (scratch !== undefined) await rm(scratch, { recursive: true, force: true });
+});
+
+async function rowsOf(paths: readonly string[]): Promise<{ n: number; ids: number }> {
+  const local = await Promise.all(
+    paths.map(async (location, index) => {
+      const { bucket, key } = parseS3Location(location);
+      const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+      const path = join(scratch, `${randomUUID()}-${index}.parquet`);
+      await writeFile(path, await object.Body!.transformToByteArray());
+      return path;
+    }),
+  );
+  const [row] = await session.queryJson(`SELECT count(*) AS n, count(DISTINCT order_id) AS ids FROM read_parquet([${local.map(quoteLiteral).join(', ')}])`);
+  return { n: Number(row?.['n']), ids: Number(row?.['ids']) };
+}
+
+describe('a new table through a REST catalog that vends credentials', () => {
+  it.each(['storage-credentials', 'table config'] as const)('writes its files with the keys vended as %s, not the pipeline’s own', async (way) => {
+    const proxy = await startVendingProxy(requireServiceEnv('THUND_TEST_REST_URI'), vended(way));
+    proxies.push(proxy);
+    const table = `${namespace}.orders_${way === 'table config' ? 'legacy' : 'credentials'}`;
+    const work = await mkdtemp(join(scratch, 'work-'));
+    const specFile = join(work, 'pipeline.yaml');
+    await writeFile(specFile, spec(proxy.uri, table));
+
+    const run = await thundAsync(['run', specFile], work, WRONG);
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain(`created ${table}`);
+
+    const stageCreate = proxy.seen.find((req) => req.method === 'POST' && req.url === `/v1/namespaces/${namespace}/tables`);
+    expect(stageCreate?.body).toContain('"stage-create":true');
+    const catalog = await RestCatalog.connect({ uri: proxy.uri, io: new S3FileIO({ ...testS3FileIOOptions(), credentials: { accessKeyId: WRONG.THUND_WRONG_KEY_ID, secretAccessKey: WRONG.THUND_WRONG_SECRET } }), fileIOFactory: s3FileIOFactory() });
+    try {
+      const loaded = await catalog.loadTable({ namespace: [namespace], name: table.split('.')[1]! });
+      const live = await liveDataFiles(loaded.io, loaded.metadata);
+      expect(live.length).toBeGreaterThan(0);
+      for (const file of live) expect(file.filePath.startsWith(`s3://${testS3Bucket()}/${namespace}/`), file.filePath).toBe(true);
+      const read = await rowsOf(live.map((file) => file.filePath));
+      expect(read.n).toBeGreaterThan(500);
+      expect(read.ids).toBe(read.n);
+    } finally {
+      await catalog.close();
+    }
+  }, 120_000);
+});
