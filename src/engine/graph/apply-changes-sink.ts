@@ -15,7 +15,7 @@
  * DuckDB transaction: when anything after the operator fails, the state rolls back to what it
  * was before the batch.
  */
-import type { TableIdentifier } from '../../../catalog/catalog.js';
+import { formatIdentifier, type TableIdentifier } from '../../../catalog/catalog.js';
 import { quoteIdentifier } from '../../duckdb/session.js';
 import { InvalidInputError, ThundError } from '../../errors.js';
 import type { ApplyChangesFlow } from '../../pipeline/ir/flow.js';
@@ -69,15 +69,31 @@ class ApplyChangesSink implements BatchSink {
   ): Promise<BatchWrite> {
     const operator = await this.operatorFor(relation);
     let snapshotId: bigint | undefined;
+    let committing = false;
     // The commit runs inside the operator's DuckDB transaction, so a failed commit rolls the state back too.
-    const { stats } = await operator.processBatch(relation, async ({ changeSet }) => {
-      // The state tables hold this batch now: the runner's checkpoint of them goes into the summary.
-      const checkpoint = (await beforeCommit?.()) ?? {};
-      snapshotId = await this.commit(operator, changeSet, { ...this.context.summary, ...summary, ...checkpoint });
-    });
+    const { stats } = await operator
+      .processBatch(relation, async ({ changeSet }) => {
+        // The state tables hold this batch now: the runner's checkpoint of them goes into the summary.
+        const checkpoint = (await beforeCommit?.()) ?? {};
+        committing = true;
+        snapshotId = await this.commit(operator, changeSet, { ...this.context.summary, ...summary, ...checkpoint });
+      })
+      .catch((error: unknown) => {
+        throw committing ? error : this.named(error);
+      });
     if (snapshotId === undefined) throw new ThundError('INTERNAL', `flow ${this.flow.name}: the batch was applied without a commit`, { context: { flow: this.flow.name } });
     this.replacePending = false;
     return { snapshotId, rowsWritten: stats.insertedRows, lateRows: 0 };
+  }
+
+  /** The operator's refusal of the change rows (a key column they lack, …), naming the flow and its target. */
+  private named(error: unknown): unknown {
+    if (!(error instanceof InvalidInputError)) return error;
+    const table = formatIdentifier(this.identifier);
+    return new InvalidInputError(`Flow "${this.flow.name}" into ${table}: ${error.message}`, {
+      cause: error,
+      context: { ...error.context, flow: this.flow.name, table },
+    });
   }
 
   private async operatorFor(relation: string): Promise<ApplyChanges> {

@@ -33,6 +33,16 @@ describe.each([1, 2] as const)('SCD type %i', (scdType) => {
     expect(await warehouse.catalog.tableExists(identifierOf(`nulls${scdType}`))).toBe(false);
   });
 
+  it('refuses a key column the change rows do not have, naming it, and creates nothing', async () => {
+    const name = `nokey${scdType}`;
+    const sink = await createApplyChangesSink(cdcContext(warehouse, { name, changes: { keys: ['customer'], sequenceBy: 'seq', storedAsScdType: scdType } }));
+    const batch = await changeBatch(warehouse.session, 'changes', COLUMNS, [[1, 'a', 1]]);
+    const error = await sink.write(batch, {}).catch((e: unknown) => e);
+    expect(String(error)).toContain('customer');
+    expect(String(error)).toContain(`"cdc_${name}" into lake.${name}`);
+    expect(await warehouse.catalog.tableExists(identifierOf(name))).toBe(false);
+  });
+
   it('takes back a column another writer dropped, as a new column, in the batch snapshot', async () => {
     const name = `dropped${scdType}`;
     const sink = await createApplyChangesSink(cdcContext(warehouse, settings(name)));
