@@ -68,6 +68,30 @@ it('adds a new column of the flow; rows written before read it as null', async (
   expect((await tableSnapshots(warehouse, 'lake.keyed')).length).toBe(2);
 });
 
+it('under copy-on-write, rows rewritten beside the replaced ones keep their values and read a new column as null', async () => {
+  const warehouse = join(workdir(), 'wh-cow');
+  const cow = ', properties: {write.update.mode: copy-on-write}';
+  const first = thund(['run', specFile('cow1', "CAST(id AS INTEGER) AS order_id, 'a' AS version", 'id <= 4', cow), '--warehouse', warehouse]);
+  expect(first.stderr).toBe('');
+  const second = thund(['run', specFile('cow2', "CAST(id AS BIGINT) AS order_id, 'b' AS version, 'n' || id AS note", 'id BETWEEN 3 AND 5', cow), '--warehouse', warehouse]);
+  expect(second.stderr).toBe('');
+  expect(second.stdout).toContain('schema: widened order_id from int to long');
+  expect(text(await tableRows(warehouse, 'lake.keyed', 'order_id, version, note'), ['order_id', 'version', 'note'])).toEqual([
+    '1|a|null',
+    '2|a|null',
+    '3|b|n3',
+    '4|b|n4',
+    '5|b|n5',
+  ]);
+  const { catalog } = openEmbeddedCatalog({ warehouse });
+  try {
+    const summary = (await catalog.loadTable(TABLE)).metadata.snapshots.at(-1)?.summary;
+    expect(summary?.['total-delete-files']).toBe('0');
+  } finally {
+    await catalog.close();
+  }
+});
+
 it('writes null for an optional column the flow leaves out', async () => {
   const warehouse = join(workdir(), 'wh-absent');
   run(warehouse, 'absent1', "CAST(id AS BIGINT) AS order_id, 'a' AS version, 7 AS qty", 'id <= 3');
