@@ -81,6 +81,7 @@ export async function openCatalog(
           uri: catalog.uri,
           io,
           ...(catalog.warehouse === undefined ? {} : { warehouse: catalog.warehouse }),
+          ...(catalog.properties === undefined ? {} : { properties: catalog.properties }),
           ...(catalog.name === undefined ? {} : { name: catalog.name }),
           ...(catalog.auth === undefined ? {} : { auth: restAuth(catalog.auth, aws) }),
           ...(catalog.accessDelegation === undefined ? {} : { accessDelegation: catalog.accessDelegation }),

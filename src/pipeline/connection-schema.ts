@@ -148,12 +148,37 @@ const SqlCatalogWire = strictObject(
   { ...hintsFor([], otherTypeHints('sql')), ...catalogSecretHints('sql') },
 );
 
+/** Catalog property names that hold secrets (Iceberg's `token`, `credential`, `*.secret-access-key`, …). */
+const SECRET_PROPERTY = /(token|credential|secret|password|api[-_.]?key|access[-_.]key)/i;
+
+/**
+ * Client-side catalog properties (`/v1/config` merges them between the server's defaults and
+ * overrides): text values that may use `${NAME}`; a secret is refused, its value never echoed.
+ */
+const catalogProperties = z
+  .record(z.string(), z.unknown(), { error: 'properties must be a mapping of property names to text values' })
+  .superRefine((properties, ctx) => {
+    for (const [key, value] of Object.entries(properties)) {
+      if (SECRET_PROPERTY.test(key)) {
+        const message = `"${key}": secrets are never written in the spec; use auth (token_env, client_secret_env) or storage.s3 (*_env fields)`;
+        ctx.addIssue({ code: 'custom', path: [key], message });
+        continue;
+      }
+      const parsed = text(key).safeParse(value);
+      for (const issue of parsed.error?.issues ?? []) ctx.addIssue({ code: 'custom', path: [key], message: issue.message });
+    }
+  })
+  .transform((properties) => properties as Record<string, string>);
+
 const RestCatalogWire = strictObject(
   {
     type: z.literal('rest'),
     name: text('name').optional(),
     uri: text('uri'),
     warehouse: text('warehouse').optional(),
+    /** The client's `prefix` for `/v1/{prefix}/…`, for servers that advertise none. */
+    prefix: text('prefix').optional(),
+    properties: catalogProperties.optional(),
     auth: RestAuthWire.optional(),
     access_delegation: z
       .enum(ACCESS_DELEGATIONS, { error: `access_delegation must be one of: ${ACCESS_DELEGATIONS.join(', ')}` })
@@ -165,7 +190,11 @@ const RestCatalogWire = strictObject(
     ...catalogSecretHints('rest'),
     region: '"region" of a rest catalog belongs under auth (type: sigv4)',
   },
-);
+).superRefine((wire, ctx) => {
+  if (wire.prefix !== undefined && wire.properties?.['prefix'] !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['properties', 'prefix'], message: 'prefix is already set by catalog.prefix; write it once' });
+  }
+});
 
 const GlueCatalogWire = strictObject(
   {

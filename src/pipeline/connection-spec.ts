@@ -56,6 +56,10 @@ export interface RestCatalogSpec {
   readonly name?: SpecText;
   readonly uri: SpecText;
   readonly warehouse?: SpecText;
+  /** Client-side `prefix` for `/v1/{prefix}/…` (a server's own prefix overrides it only as an override). */
+  readonly prefix?: SpecText;
+  /** Client-side catalog properties, merged by `/v1/config` between the server's defaults and overrides. */
+  readonly properties?: Readonly<Record<string, SpecText>>;
   readonly auth?: RestAuthSpec;
   readonly accessDelegation?: 'vended-credentials';
 }
@@ -103,7 +107,17 @@ export function catalogFromWire(wire: CatalogWire | undefined, file: string, loc
       const warehouse = textField('warehouse', wire.warehouse, at, [...base, 'warehouse']);
       const auth = wire.auth === undefined ? {} : { auth: authFromWire(wire.auth, at, [...base, 'auth']) };
       const delegation = wire.access_delegation === undefined ? {} : { accessDelegation: wire.access_delegation };
-      return { type: 'rest', ...name, uri: { template: wire.uri, at: at([...base, 'uri']) }, ...warehouse, ...auth, ...delegation };
+      const prefix = textField('prefix', wire.prefix, at, [...base, 'prefix']);
+      const properties =
+        wire.properties === undefined
+          ? {}
+          : {
+              properties: Object.fromEntries(
+                Object.entries(wire.properties).map(([key, value]) => [key, { template: value, at: at([...base, 'properties', key]) }]),
+              ),
+            };
+      const uri = { template: wire.uri, at: at([...base, 'uri']) };
+      return { type: 'rest', ...name, uri, ...warehouse, ...prefix, ...properties, ...auth, ...delegation };
     }
     case 'glue': {
       const keys = awsKeys(wire, at, base);

@@ -38,6 +38,8 @@ export type ResolvedCatalog =
       readonly name?: string;
       readonly uri: string;
       readonly warehouse?: string;
+      /** Client-side catalog properties, `prefix` among them when the block set one. */
+      readonly properties?: Readonly<Record<string, string>>;
       readonly auth?: ResolvedRestAuth;
       readonly accessDelegation?: 'vended-credentials';
     }
@@ -107,6 +109,7 @@ class Resolver {
           ...defined('name', name),
           uri: this.url(spec.uri),
           ...defined('warehouse', this.optional(spec.warehouse, (t) => this.text(t))),
+          ...defined('properties', this.restProperties(spec)),
           ...defined('auth', auth),
           ...defined('accessDelegation', spec.accessDelegation),
         };
@@ -162,6 +165,13 @@ class Resolver {
           ...defined('keys', this.optional(spec.keys, (k) => this.keys(k))),
         };
     }
+  }
+
+  /** `properties` with `${NAME}` substituted, and `prefix` (written on its own) among them. */
+  private restProperties(spec: Extract<CatalogSpec, { type: 'rest' }>): Record<string, string> | undefined {
+    const written = { ...spec.properties, ...(spec.prefix === undefined ? {} : { prefix: spec.prefix }) };
+    const entries = Object.entries(written);
+    return entries.length === 0 ? undefined : Object.fromEntries(entries.map(([key, value]) => [key, this.text(value)]));
   }
 
   private keys(spec: AwsKeysSpec): AwsKeys {

@@ -84,6 +84,9 @@ export function sparkCatalogConfig(
       conf[`${prefix}.type`] = 'rest';
       conf[`${prefix}.uri`] = uri;
       if (catalog.warehouse !== undefined) conf[`${prefix}.warehouse`] = overrides.warehouse ?? value(catalog.warehouse);
+      // Client properties: Iceberg's REST client merges them between the server's defaults and overrides too.
+      for (const [key, text] of Object.entries(catalog.properties ?? {})) conf[`${prefix}.${key}`] = value(text);
+      if (catalog.prefix !== undefined) conf[`${prefix}.prefix`] = value(catalog.prefix);
       if (catalog.accessDelegation !== undefined) conf[`${prefix}.header.X-Iceberg-Access-Delegation`] = catalog.accessDelegation;
       const auth = catalog.auth;
       if (auth?.type === 'bearer') secret('token', auth.token);
