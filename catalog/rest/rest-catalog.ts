@@ -4,7 +4,8 @@
  * CommitConflictError (409) and CommitStateUnknownError (5xx / no response) for the caller's
  * retry logic. Every route is checked against the server's advertised endpoints before it is
  * called. Tables whose load response vends storage credentials get a VendedFileIO; the others
- * use the FileIO the caller gave.
+ * use the FileIO the caller gave. A server that refuses staged creation gets a plain create and
+ * the first commit on the empty table (provisional-tables.ts).
  */
 import { checkNoMetadataColumnNames } from '../../src/iceberg/metadata-columns.js';
 import type { z } from 'zod';
@@ -22,6 +23,7 @@ import { createAuthProvider, type RestAuthOptions } from './auth.js';
 import { fetchConfig, supportsEndpoint, type RestConfig } from './config.js';
 import { describeServer, ENDPOINTS, requireEndpoint, type Endpoint } from './endpoints.js';
 import { RestHttp } from './http.js';
+import { ProvisionalTables, refusesStagedCreate, type CommitParts } from './provisional-tables.js';
 import { RestNamespaces } from './rest-namespaces.js';
 import { TableSessions } from './table-sessions.js';
 import type { TransportRetryOptions } from './transport-retry.js';
@@ -81,6 +83,9 @@ export class RestCatalog implements Catalog {
   private readonly sessions: TableSessions;
   private readonly delegation: Readonly<Record<string, string>>;
   private readonly namespaces: RestNamespaces;
+  private readonly provisional = new ProvisionalTables();
+  /** Set once the server refused a staged create: later new tables are created plainly at once. */
+  private stagingRefused = false;
 
   private constructor(
     private readonly http: RestHttp,
@@ -195,11 +200,28 @@ export class RestCatalog implements Catalog {
     return this.loaded(identifier, body, 'create');
   }
 
+  /**
+   * Staged metadata for a new table; on a server that refuses staged creation, the metadata of
+   * an empty table created plainly instead, which the first commit then fills (see
+   * provisional-tables.ts: if that commit fails, the table stays, empty).
+   */
   async stageCreateTable(identifier: TableIdentifier, request: CreateTableRequest): Promise<TableMetadata> {
-    const body = await this.postCreate(identifier, request, true);
-    // Remember vended access and token: the commit that creates the table, and tableIO, use them.
-    this.sessions.record(identifier, accessOf(body), this.io);
-    return this.parseMetadata(identifier, body?.metadata, 'stage-create');
+    const provisional = this.provisional.get(identifier);
+    if (provisional !== undefined) return this.respecProvisional(identifier, provisional, request);
+    if (!this.stagingRefused) {
+      try {
+        const body = await this.postCreate(identifier, request, true);
+        // Remember vended access and token: the commit that creates the table, and tableIO, use them.
+        this.sessions.record(identifier, accessOf(body), this.io);
+        return this.parseMetadata(identifier, body?.metadata, 'stage-create');
+      } catch (error) {
+        if (!refusesStagedCreate(error)) throw error;
+        this.stagingRefused = true;
+      }
+    }
+    const created = await this.createTable(identifier, request);
+    this.provisional.remember(identifier, created.metadata);
+    return created.metadata;
   }
 
   /** The FileIO for a table's files: vended by the catalog for it, else the catalog's own (e.g. for a staged create). */
@@ -212,6 +234,14 @@ export class RestCatalog implements Catalog {
     requirements: readonly TableRequirement[],
     updates: readonly TableUpdate[],
   ): Promise<LoadedTable> {
+    const provisional = this.provisional.get(identifier);
+    if (provisional === undefined) return this.postCommit(identifier, { requirements, updates });
+    // Whatever its outcome, the staged create is over: the next stage-create finds the table.
+    this.provisional.forget(identifier);
+    return this.postCommit(identifier, ProvisionalTables.asFirstCommit(provisional, { requirements, updates }));
+  }
+
+  private async postCommit(identifier: TableIdentifier, { requirements, updates }: CommitParts): Promise<LoadedTable> {
     this.route(ENDPOINTS.commitTable);
     // A staged create (assert-create) is committed on the same table route.
     const body = await this.http.request({
@@ -275,6 +305,7 @@ export class RestCatalog implements Catalog {
       context: { table: formatIdentifier(from), destination: formatIdentifier(to) },
     });
     this.sessions.forget(from);
+    this.provisional.forget(from);
   }
 
   async dropTable(identifier: TableIdentifier, purge = false): Promise<void> {
@@ -289,6 +320,7 @@ export class RestCatalog implements Catalog {
       context: this.context(identifier),
     });
     this.sessions.forget(identifier);
+    this.provisional.forget(identifier);
   }
 
   async close(): Promise<void> {
@@ -357,6 +389,15 @@ export class RestCatalog implements Catalog {
       headers: this.delegation,
       context: this.context(identifier),
     });
+  }
+
+  /** A later stage-create of a table created plainly in its place: its partition spec is committed to the empty table. */
+  private async respecProvisional(identifier: TableIdentifier, provisional: TableMetadata, request: CreateTableRequest): Promise<TableMetadata> {
+    const respec = ProvisionalTables.respec(provisional, request.partitionSpec);
+    if (respec === undefined) return provisional;
+    const table = await this.postCommit(identifier, respec);
+    this.provisional.remember(identifier, table.metadata);
+    return table.metadata;
   }
 
   /** Fresh storage access for a table: its credentials route when offered, else a reload. */

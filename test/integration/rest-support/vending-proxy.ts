@@ -1,10 +1,11 @@
 /**
  * A loopback proxy in front of the REST fixture that vends storage credentials, as a catalog
  * with credential vending would: LoadTableResult answers (load, create, register) get the
- * `config` and `storage-credentials` the test chooses. JSON is re-written int64-safe.
+ * `config` and `storage-credentials` the test chooses. JSON is re-written int64-safe. `answer`
+ * may reply to a request itself instead of forwarding it (a server that refuses something).
  */
 import { parseJson, stringifyJson } from '../../../src/iceberg/json.js';
-import { startLoopbackServer, type LoopbackServer, type SeenRequest } from './loopback-server.js';
+import { startLoopbackServer, type LoopbackServer, type Reply, type SeenRequest } from './loopback-server.js';
 
 export interface Vended {
   readonly config?: Record<string, string>;
@@ -22,9 +23,15 @@ export interface VendingProxy {
 
 const HOP_HEADERS = new Set(['host', 'connection', 'content-length', 'accept-encoding', 'transfer-encoding', 'keep-alive']);
 
-export async function startVendingProxy(upstream: string, vend: (request: SeenRequest) => Vended): Promise<VendingProxy> {
+export async function startVendingProxy(
+  upstream: string,
+  vend: (request: SeenRequest) => Vended,
+  answer: (request: SeenRequest) => Reply | undefined = () => undefined,
+): Promise<VendingProxy> {
   const state = { vend };
   const server: LoopbackServer = await startLoopbackServer(async (req) => {
+    const own = answer(req);
+    if (own !== undefined) return own;
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.headers)) {
       if (!HOP_HEADERS.has(name) && typeof value === 'string') headers[name] = value;
