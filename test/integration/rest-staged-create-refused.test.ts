@@ -5,53 +5,35 @@
  * commit is refused, the table is left empty (never half-committed: no snapshot, no data file
  * left), and the next run fills it. A loopback proxy in front of the REST fixture plays the server.
  */
-import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RestCatalog } from '../../catalog/rest/rest-catalog.js';
-import { parseS3Location, S3FileIO } from '../../connectors/storage/s3-file-io.js';
-import { DuckDbSession, quoteLiteral } from '../../src/duckdb/session.js';
+import { S3FileIO } from '../../connectors/storage/s3-file-io.js';
+import { DuckDbSession } from '../../src/duckdb/session.js';
 import { defaultSpec } from '../../src/iceberg/snapshot-ancestry.js';
 import { liveDataFiles } from '../../src/table/scan.js';
 import { thundAsync } from '../e2e/cli.js';
-import { QUICKSTART_INPUT } from '../interop/quickstart-expected.js';
 import { testS3Client, testS3FileIOOptions } from '../stack/s3-env.js';
 import { requireServiceEnv } from '../stack/service.js';
 import { objectsUnder } from './behaviour/s3-objects.js';
 import type { Reply } from './rest-support/loopback-server.js';
+import { orderRows, ordersPipeline } from './rest-support/orders-pipeline.js';
 import { startVendingProxy, type VendingProxy } from './rest-support/vending-proxy.js';
 
 const namespace = `thund_no_stage_${randomUUID().slice(0, 8)}`;
 const refusal = (status: number): Reply => ({ status, json: { error: { message: 'staged creation is not implemented', type: 'NotImplementedException', code: status } } });
 
 function spec(proxyUri: string, table: string): string {
-  return `pipeline: no_staged_create
-sources:
-  orders:
-    format: parquet
-    path: ${QUICKSTART_INPUT}
-tables:
-  ${table}:
-    mode: append
-    partitioned_by: ["bucket(4, order_id)"]
-flows:
-  load:
-    target: ${table}
-    sql: SELECT CAST(id AS BIGINT) AS order_id, customer FROM orders
-catalog:
-  type: rest
-  uri: ${proxyUri}
-storage:
-  s3:
-    endpoint: \${THUND_TEST_S3_ENDPOINT}
-    region: \${THUND_TEST_S3_REGION}
-    path_style: true
-    access_key_id_env: THUND_TEST_S3_ACCESS_KEY
-    secret_access_key_env: THUND_TEST_S3_SECRET_KEY
-`;
+  return ordersPipeline({
+    table,
+    catalog: ['  type: rest', `  uri: ${proxyUri}`],
+    keyVariables: { id: 'THUND_TEST_S3_ACCESS_KEY', secret: 'THUND_TEST_S3_SECRET_KEY' },
+    partitionedBy: 'bucket(4, order_id)',
+  });
 }
 
 let s3: S3Client;
@@ -102,18 +84,8 @@ async function run(proxy: VendingProxy, table: string) {
   return thundAsync(['run', specFile], work);
 }
 
-async function rowsOf(paths: readonly string[]): Promise<number> {
-  const local = await Promise.all(
-    paths.map(async (location) => {
-      const { bucket, key } = parseS3Location(location);
-      const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-      const path = join(scratch, `${randomUUID()}.parquet`);
-      await writeFile(path, await object.Body!.transformToByteArray());
-      return path;
-    }),
-  );
-  const [row] = await session.queryJson(`SELECT count(DISTINCT order_id) AS n FROM read_parquet([${local.map(quoteLiteral).join(', ')}])`);
-  return Number(row?.['n']);
+async function orderIds(locations: readonly string[]): Promise<number> {
+  return (await orderRows(s3, session, scratch, locations)).ids;
 }
 
 describe('a REST server that refuses staged creation', () => {
@@ -133,7 +105,7 @@ describe('a REST server that refuses staged creation', () => {
     const live = await liveDataFiles(loaded.io, loaded.metadata);
     expect(live.length).toBeGreaterThan(1);
     expect(new Set(live.map((file) => file.specId))).toEqual(new Set([loaded.metadata.defaultSpecId]));
-    expect(await rowsOf(live.map((file) => file.filePath))).toBeGreaterThan(500);
+    expect(await orderIds(live.map((file) => file.filePath))).toBeGreaterThan(500);
   }, 120_000);
 
   it('a refused first commit leaves the table empty, with no data file, and the next run fills it', async () => {
@@ -158,6 +130,6 @@ describe('a REST server that refuses staged creation', () => {
     const filled = await catalog.loadTable(id);
     expect(filled.metadata.tableUuid).toBe(empty.metadata.tableUuid);
     expect(filled.metadata.snapshots).toHaveLength(1);
-    expect(await rowsOf((await liveDataFiles(filled.io, filled.metadata)).map((file) => file.filePath))).toBeGreaterThan(500);
+    expect(await orderIds((await liveDataFiles(filled.io, filled.metadata)).map((file) => file.filePath))).toBeGreaterThan(500);
   }, 120_000);
 });

@@ -5,7 +5,7 @@
  * as a `storage-credentials` entry, and the older way (Nessie's) as `s3.*` keys in the table
  * `config`. An independent S3 client and DuckDB read the rows back.
  */
-import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,13 +13,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RestCatalog } from '../../catalog/rest/rest-catalog.js';
 import { s3FileIOFactory } from '../../connectors/storage/s3-file-io-factory.js';
-import { parseS3Location, S3FileIO } from '../../connectors/storage/s3-file-io.js';
-import { DuckDbSession, quoteLiteral } from '../../src/duckdb/session.js';
+import { S3FileIO } from '../../connectors/storage/s3-file-io.js';
+import { DuckDbSession } from '../../src/duckdb/session.js';
 import { liveDataFiles } from '../../src/table/scan.js';
 import { thundAsync } from '../e2e/cli.js';
-import { QUICKSTART_INPUT } from '../interop/quickstart-expected.js';
 import { testS3Bucket, testS3Client, testS3FileIOOptions } from '../stack/s3-env.js';
 import { requireServiceEnv } from '../stack/service.js';
+import { orderRows, ordersPipeline } from './rest-support/orders-pipeline.js';
 import { startVendingProxy, type Vended, type VendingProxy } from './rest-support/vending-proxy.js';
 
 const namespace = `thund_vended_new_${randomUUID().slice(0, 8)}`;
@@ -38,30 +38,11 @@ function vended(way: 'storage-credentials' | 'table config'): () => Vended {
 }
 
 function spec(proxyUri: string, table: string): string {
-  return `pipeline: vended_new_table
-sources:
-  orders:
-    format: parquet
-    path: ${QUICKSTART_INPUT}
-tables:
-  ${table}:
-    mode: append
-flows:
-  load:
-    target: ${table}
-    sql: SELECT CAST(id AS BIGINT) AS order_id, customer FROM orders
-catalog:
-  type: rest
-  uri: ${proxyUri}
-  access_delegation: vended-credentials
-storage:
-  s3:
-    endpoint: \${THUND_TEST_S3_ENDPOINT}
-    region: \${THUND_TEST_S3_REGION}
-    path_style: true
-    access_key_id_env: THUND_WRONG_KEY_ID
-    secret_access_key_env: THUND_WRONG_SECRET
-`;
+  return ordersPipeline({
+    table,
+    catalog: ['  type: rest', `  uri: ${proxyUri}`, '  access_delegation: vended-credentials'],
+    keyVariables: { id: 'THUND_WRONG_KEY_ID', secret: 'THUND_WRONG_SECRET' },
+  });
 }
 
 let s3: S3Client;
@@ -86,20 +67,6 @@ afterAll(async () => {
   if (scratch !== undefined) await rm(scratch, { recursive: true, force: true });
 });
 
-async function rowsOf(paths: readonly string[]): Promise<{ n: number; ids: number }> {
-  const local = await Promise.all(
-    paths.map(async (location, index) => {
-      const { bucket, key } = parseS3Location(location);
-      const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-      const path = join(scratch, `${randomUUID()}-${index}.parquet`);
-      await writeFile(path, await object.Body!.transformToByteArray());
-      return path;
-    }),
-  );
-  const [row] = await session.queryJson(`SELECT count(*) AS n, count(DISTINCT order_id) AS ids FROM read_parquet([${local.map(quoteLiteral).join(', ')}])`);
-  return { n: Number(row?.['n']), ids: Number(row?.['ids']) };
-}
-
 describe('a new table through a REST catalog that vends credentials', () => {
   it.each(['storage-credentials', 'table config'] as const)('writes its files with the keys vended as %s, not the pipeline’s own', async (way) => {
     const proxy = await startVendingProxy(requireServiceEnv('THUND_TEST_REST_URI'), vended(way));
@@ -122,9 +89,9 @@ describe('a new table through a REST catalog that vends credentials', () => {
       const live = await liveDataFiles(loaded.io, loaded.metadata);
       expect(live.length).toBeGreaterThan(0);
       for (const file of live) expect(file.filePath.startsWith(`s3://${testS3Bucket()}/${namespace}/`), file.filePath).toBe(true);
-      const read = await rowsOf(live.map((file) => file.filePath));
-      expect(read.n).toBeGreaterThan(500);
-      expect(read.ids).toBe(read.n);
+      const read = await orderRows(s3, session, scratch, live.map((file) => file.filePath));
+      expect(read.rows).toBeGreaterThan(500);
+      expect(read.ids).toBe(read.rows);
     } finally {
       await catalog.close();
     }
