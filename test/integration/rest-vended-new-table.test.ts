@@ -2,8 +2,9 @@
  * A pipeline that creates its table through a REST catalog with vended credentials, run by the
  * built CLI: the pipeline's own S3 keys are wrong (MinIO refuses them), so the new table's data
  * files, manifests and commit can only succeed through the keys the stage-create answer vended —
- * as a `storage-credentials` entry, and the older way (Nessie's) as `s3.*` keys in the table
- * `config`. An independent S3 client and DuckDB read the rows back.
+ * as a `storage-credentials` entry, and the older way as `s3.*` keys in the table `config` (a proxy
+ * in front of the REST fixture vends the real keys), and by Nessie itself, which vends MinIO
+ * session keys that way. An independent S3 client and DuckDB read the rows back.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { randomUUID } from 'node:crypto';
@@ -19,11 +20,14 @@ import { liveDataFiles } from '../../src/table/scan.js';
 import { thundAsync } from '../e2e/cli.js';
 import { testS3Bucket, testS3Client, testS3FileIOOptions } from '../stack/s3-env.js';
 import { requireServiceEnv } from '../stack/service.js';
+import { NESSIE, restServerUri } from './rest-support/rest-servers.js';
 import { orderRows, ordersPipeline } from './rest-support/orders-pipeline.js';
 import { startVendingProxy, type Vended, type VendingProxy } from './rest-support/vending-proxy.js';
 
 const namespace = `thund_vended_new_${randomUUID().slice(0, 8)}`;
 const WRONG = { THUND_WRONG_KEY_ID: 'thund-wrong-key', THUND_WRONG_SECRET: 'thund-wrong-secret' };
+const wrongIo = (): S3FileIO =>
+  new S3FileIO({ ...testS3FileIOOptions(), credentials: { accessKeyId: WRONG.THUND_WRONG_KEY_ID, secretAccessKey: WRONG.THUND_WRONG_SECRET } });
 
 /** The real MinIO keys, vended one way or the other; endpoint and path style in the table config. */
 function vended(way: 'storage-credentials' | 'table config'): () => Vended {
@@ -37,12 +41,8 @@ function vended(way: 'storage-credentials' | 'table config'): () => Vended {
   };
 }
 
-function spec(proxyUri: string, table: string): string {
-  return ordersPipeline({
-    table,
-    catalog: ['  type: rest', `  uri: ${proxyUri}`, '  access_delegation: vended-credentials'],
-    keyVariables: { id: 'THUND_WRONG_KEY_ID', secret: 'THUND_WRONG_SECRET' },
-  });
+function spec(table: string, catalog: readonly string[]): string {
+  return ordersPipeline({ table, catalog, keyVariables: { id: 'THUND_WRONG_KEY_ID', secret: 'THUND_WRONG_SECRET' } });
 }
 
 let s3: S3Client;
@@ -57,43 +57,60 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  const catalog = await RestCatalog.connect({ uri: requireServiceEnv('THUND_TEST_REST_URI'), io: new S3FileIO(testS3FileIOOptions()) });
-  for (const id of await catalog.listTables([namespace]).catch(() => [])) await catalog.dropTable(id, true).catch(() => undefined);
-  await catalog.dropNamespace([namespace]).catch(() => undefined);
-  await catalog.close();
+  for (const [uri, warehouse] of [[requireServiceEnv('THUND_TEST_REST_URI')], [restServerUri(NESSIE), NESSIE.warehouse]]) {
+    const catalog = await RestCatalog.connect({ uri: uri!, io: new S3FileIO(testS3FileIOOptions()), ...(warehouse === undefined ? {} : { warehouse }) });
+    for (const id of await catalog.listTables([namespace]).catch(() => [])) await catalog.dropTable(id, true).catch(() => undefined);
+    await catalog.dropNamespace([namespace]).catch(() => undefined);
+    await catalog.close();
+  }
   await Promise.all(proxies.map((proxy) => proxy.close()));
   session?.close();
   s3?.destroy();
   if (scratch !== undefined) await rm(scratch, { recursive: true, force: true });
 });
 
+/**
+ * Runs the pipeline into `table` with the pipeline's keys wrong, then reads the table's rows
+ * through `reader` (a catalog whose own keys are wrong too: only vended keys reach the files).
+ */
+async function landAndRead(table: string, catalogBlock: readonly string[], reader: () => Promise<RestCatalog>): Promise<void> {
+  const work = await mkdtemp(join(scratch, 'work-'));
+  const specFile = join(work, 'pipeline.yaml');
+  await writeFile(specFile, spec(table, catalogBlock));
+  const run = await thundAsync(['run', specFile], work, WRONG);
+  expect(run.stderr).toBe('');
+  expect(run.status).toBe(0);
+  expect(run.stdout).toContain(`created ${table}`);
+
+  const catalog = await reader();
+  try {
+    const loaded = await catalog.loadTable({ namespace: [namespace], name: table.split('.')[1]! });
+    const live = await liveDataFiles(loaded.io, loaded.metadata);
+    expect(live.length).toBeGreaterThan(0);
+    for (const file of live) expect(file.filePath.startsWith(`s3://${testS3Bucket()}/`), file.filePath).toBe(true);
+    const read = await orderRows(s3, session, scratch, live.map((file) => file.filePath));
+    expect(read.rows).toBeGreaterThan(500);
+    expect(read.ids).toBe(read.rows);
+  } finally {
+    await catalog.close();
+  }
+}
+
 describe('a new table through a REST catalog that vends credentials', () => {
   it.each(['storage-credentials', 'table config'] as const)('writes its files with the keys vended as %s, not the pipeline’s own', async (way) => {
     const proxy = await startVendingProxy(requireServiceEnv('THUND_TEST_REST_URI'), vended(way));
     proxies.push(proxy);
     const table = `${namespace}.orders_${way === 'table config' ? 'legacy' : 'credentials'}`;
-    const work = await mkdtemp(join(scratch, 'work-'));
-    const specFile = join(work, 'pipeline.yaml');
-    await writeFile(specFile, spec(proxy.uri, table));
-
-    const run = await thundAsync(['run', specFile], work, WRONG);
-    expect(run.stderr).toBe('');
-    expect(run.status).toBe(0);
-    expect(run.stdout).toContain(`created ${table}`);
-
+    const block = ['  type: rest', `  uri: ${proxy.uri}`, '  access_delegation: vended-credentials'];
+    await landAndRead(table, block, () => RestCatalog.connect({ uri: proxy.uri, io: wrongIo(), fileIOFactory: s3FileIOFactory() }));
     const stageCreate = proxy.seen.find((req) => req.method === 'POST' && req.url === `/v1/namespaces/${namespace}/tables`);
     expect(stageCreate?.body).toContain('"stage-create":true');
-    const catalog = await RestCatalog.connect({ uri: proxy.uri, io: new S3FileIO({ ...testS3FileIOOptions(), credentials: { accessKeyId: WRONG.THUND_WRONG_KEY_ID, secretAccessKey: WRONG.THUND_WRONG_SECRET } }), fileIOFactory: s3FileIOFactory() });
-    try {
-      const loaded = await catalog.loadTable({ namespace: [namespace], name: table.split('.')[1]! });
-      const live = await liveDataFiles(loaded.io, loaded.metadata);
-      expect(live.length).toBeGreaterThan(0);
-      for (const file of live) expect(file.filePath.startsWith(`s3://${testS3Bucket()}/${namespace}/`), file.filePath).toBe(true);
-      const read = await orderRows(s3, session, scratch, live.map((file) => file.filePath));
-      expect(read.rows).toBeGreaterThan(500);
-      expect(read.ids).toBe(read.rows);
-    } finally {
-      await catalog.close();
-    }
+  }, 120_000);
+
+  it('writes its files with the session keys Nessie vends (s3.* in the table config)', async () => {
+    const block = ['  type: rest', `  uri: ${restServerUri(NESSIE)}`, `  warehouse: ${NESSIE.warehouse}`, '  access_delegation: vended-credentials'];
+    await landAndRead(`${namespace}.orders_nessie`, block, () =>
+      RestCatalog.connect({ uri: restServerUri(NESSIE), warehouse: NESSIE.warehouse!, io: wrongIo(), accessDelegation: 'vended-credentials', fileIOFactory: s3FileIOFactory() }),
+    );
   }, 120_000);
 });

@@ -106,6 +106,11 @@ export function containerStack(): ContainerStack {
           'nessie.catalog.service.s3.default-options.path-style-access': 'true',
           'nessie.catalog.service.s3.default-options.region': minio.region,
           'nessie.catalog.service.s3.default-options.access-key': 'urn:nessie-secret:quarkus:thund-minio',
+          // Vended credentials: session keys from MinIO's STS, as the local Nessie does.
+          'nessie.catalog.service.s3.default-options.client-iam.enabled': 'true',
+          'nessie.catalog.service.s3.default-options.client-iam.assume-role': 'arn:aws:iam::000000000000:role/thund-test',
+          'nessie.catalog.service.s3.default-options.sts-endpoint': `http://${MINIO_ALIAS}:${MINIO_PORT}`,
+          'nessie.catalog.service.s3.default-options.request-signing-enabled': 'false',
           'thund-minio.name': minio.accessKey,
           'thund-minio.secret': minio.secretKey,
         })

@@ -3,6 +3,7 @@
  * stack: the `nessie-quarkus` runner jar from Maven Central (0.100+ is not published there) on
  * Java 25, an in-memory version store, and a warehouse in the stack's MinIO bucket. Its Iceberg
  * REST API is under `/iceberg`; its `/v1/config` names the branch and warehouse as the prefix.
+ * Asked for vended credentials, it vends MinIO session keys.
  *
  * Every socket binds 127.0.0.1 on a free port (Quarkus's management interface defaults to 9000).
  * The settings go into `config/application.properties` of the working directory (Quarkus reads it),
@@ -50,6 +51,12 @@ export async function startNessie(storage: RestCatalogStorage): Promise<RunningN
     'nessie.catalog.service.s3.default-options.path-style-access': 'true',
     'nessie.catalog.service.s3.default-options.region': storage.region,
     'nessie.catalog.service.s3.default-options.access-key': `urn:nessie-secret:quarkus:${KEY_SECRET}`,
+    // Asked for vended credentials, Nessie gets session keys from MinIO's STS (AssumeRole; MinIO
+    // ignores the role) and hands them out the older way, as s3.* keys in the table config.
+    'nessie.catalog.service.s3.default-options.client-iam.enabled': 'true',
+    'nessie.catalog.service.s3.default-options.client-iam.assume-role': 'arn:aws:iam::000000000000:role/thund-test',
+    'nessie.catalog.service.s3.default-options.sts-endpoint': storage.endpoint,
+    'nessie.catalog.service.s3.default-options.request-signing-enabled': 'false',
     [`${KEY_SECRET}.name`]: storage.accessKey,
     [`${KEY_SECRET}.secret`]: storage.secretKey,
   };
