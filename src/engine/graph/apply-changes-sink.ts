@@ -20,6 +20,7 @@ import { quoteIdentifier } from '../../duckdb/session.js';
 import { InvalidInputError, ThundError } from '../../errors.js';
 import type { ApplyChangesFlow } from '../../pipeline/ir/flow.js';
 import { ApplyChanges } from '../operators/apply-changes.js';
+import { ChangeEventError } from '../operators/operator-errors.js';
 import type { ChangeSet } from '../operators/change-set.js';
 import { runFlow } from '../run-flow.js';
 import { loadIfExists } from '../streaming/target-tables.js';
@@ -86,14 +87,13 @@ class ApplyChangesSink implements BatchSink {
     return { snapshotId, rowsWritten: stats.insertedRows, lateRows: 0 };
   }
 
-  /** The operator's refusal of the change rows (a key column they lack, …), naming the flow and its target. */
+  /** The operator's refusal of the change rows (a key column they lack, a null key or sequence, …), naming the flow and its target. */
   private named(error: unknown): unknown {
-    if (!(error instanceof InvalidInputError)) return error;
     const table = formatIdentifier(this.identifier);
-    return new InvalidInputError(`Flow "${this.flow.name}" into ${table}: ${error.message}`, {
-      cause: error,
-      context: { ...error.context, flow: this.flow.name, table },
-    });
+    const where = `Flow "${this.flow.name}" into ${table}`;
+    if (error instanceof ChangeEventError) return error.within(where, { flow: this.flow.name, table });
+    if (!(error instanceof InvalidInputError)) return error;
+    return new InvalidInputError(`${where}: ${error.message}`, { cause: error, context: { ...error.context, flow: this.flow.name, table } });
   }
 
   private async operatorFor(relation: string): Promise<ApplyChanges> {

@@ -22,11 +22,17 @@ export class ExpectationFailedError extends ThundError {
 /** A change event cannot be applied: a null key or sequence value, or two events of one key at one sequence value. */
 export class ChangeEventError extends ThundError {
   constructor(
-    code: 'CDC_NULL_KEY' | 'CDC_NULL_SEQUENCE' | 'CDC_DUPLICATE_SEQUENCE',
+    readonly changeCode: 'CDC_NULL_KEY' | 'CDC_NULL_SEQUENCE' | 'CDC_DUPLICATE_SEQUENCE',
     readonly column: string,
     readonly sampleRow: string,
-    message: string,
+    readonly reason: string,
+    options: ThundErrorOptions = {},
   ) {
-    super(code, `${message}; for example ${sampleRow}`, { context: { column, sampleRow } });
+    super(changeCode, `${reason}; for example ${sampleRow}`, { ...options, context: { column, sampleRow, ...options.context } });
+  }
+
+  /** The same refusal, its message led by where it happened (a flow and its target table). */
+  within(where: string, context: Readonly<Record<string, string>>): ChangeEventError {
+    return new ChangeEventError(this.changeCode, this.column, this.sampleRow, `${where}: ${this.reason}`, { cause: this, context });
   }
 }

@@ -29,8 +29,19 @@ describe.each([1, 2] as const)('SCD type %i', (scdType) => {
       [1, 'a', 1],
       [null, 'b', 2],
     ]);
-    await expect(sink.write(batch, {})).rejects.toThrow(/null key|key column "id"/);
+    const error = await sink.write(batch, {}).catch((e: unknown) => e);
+    expect(String(error)).toMatch(/null key column "id"/);
+    expect(String(error)).toContain(`"cdc_nulls${scdType}" into lake.nulls${scdType}`);
     expect(await warehouse.catalog.tableExists(identifierOf(`nulls${scdType}`))).toBe(false);
+  });
+
+  it('refuses a null sequence value naming the flow and its table, and creates nothing', async () => {
+    const sink = await createApplyChangesSink(cdcContext(warehouse, settings(`nullseq${scdType}`)));
+    const batch = await changeBatch(warehouse.session, 'changes', COLUMNS, [[1, 'a', null]]);
+    const error = await sink.write(batch, {}).catch((e: unknown) => e);
+    expect(String(error)).toMatch(/null sequence \(seq\)/);
+    expect(String(error)).toContain(`"cdc_nullseq${scdType}" into lake.nullseq${scdType}`);
+    expect(await warehouse.catalog.tableExists(identifierOf(`nullseq${scdType}`))).toBe(false);
   });
 
   it('refuses a key column the change rows do not have, naming it, and creates nothing', async () => {
