@@ -8,10 +8,7 @@ import { fromFileUri, isLocalLocation } from '../../../connectors/storage/local-
 import { InvalidInputError, NoSuchTableError } from '../../errors.js';
 import { stringifyJson } from '../../iceberg/json.js';
 import { liveDataFiles } from '../../table/scan.js';
-import { liveRowCount } from '../../table/live-row-count.js';
-import { DuckDbSession } from '../../duckdb/session.js';
-import type { FileIO } from '../../iceberg/file-io.js';
-import type { TableMetadata } from '../../iceberg/table-metadata.js';
+import { liveRowCountOf } from '../../table/live-row-count.js';
 import { isTableDataset } from '../../pipeline/ir/dataset.js';
 import { formatProblem } from '../../pipeline/problems.js';
 import { loadPipelineDefinition, type PipelineDefinition } from '../../pipeline/spec-to-ir.js';
@@ -41,7 +38,8 @@ export async function inspectCommand(tableName: string | undefined, options: Ins
     const table = await catalog.loadTable(identifier);
     const { metadata } = table;
     const files = await liveDataFiles(table.io, metadata);
-    const rowCount = await countRows(table.io, metadata);
+    // Live rows: deletes applied (what any reader returns), not the data files' total.
+    const rowCount = await liveRowCountOf(table.io, metadata);
     const report = {
       table: formatIdentifier(identifier),
       location: metadata.location,
@@ -115,12 +113,3 @@ function pipelineTable(spec: PipelineDefinition | undefined): TableIdentifier {
   return table.table.identifier;
 }
 
-/** Live rows: position deletes applied (what any reader returns), not the data files' total. */
-async function countRows(io: FileIO, metadata: TableMetadata): Promise<bigint> {
-  const session = await DuckDbSession.open({ threads: 1 });
-  try {
-    return await liveRowCount(session, io, metadata);
-  } finally {
-    session.close();
-  }
-}
