@@ -266,6 +266,25 @@ function compareFloats(a: number, b: number): number {
   return sign(a - b);
 }
 
+/**
+ * Partition summary order: compareValues, except uuids in Java's `UUID.compareTo` order (the most
+ * and then the least significant 8 bytes as signed longs). Java's ManifestEvaluator prunes
+ * manifests by comparing uuids that way (apache/iceberg#14216), so summary bounds in the unsigned
+ * order make it skip manifests that hold a value when the values straddle 8000…; bounds in the
+ * signed order are what Java writes itself. (Data-file uuid bounds are written only where both
+ * orders agree: data-file-metrics.ts.)
+ */
+export function compareForPartitionSummary(type: PrimitiveType, a: unknown, b: unknown): number {
+  if (type.kind !== 'uuid') return compareValues(type, a, b);
+  const longs = (u: unknown): [bigint, bigint] => {
+    const view = new DataView(uuidToBytes(u as string).buffer);
+    return [view.getBigInt64(0), view.getBigInt64(8)];
+  };
+  const [aHigh, aLow] = longs(a);
+  const [bHigh, bLow] = longs(b);
+  return aHigh !== bHigh ? sign(aHigh - bHigh) : sign(aLow - bLow);
+}
+
 /** Compare two values (JS forms) of one primitive type in Iceberg order. */
 export function compareValues(type: PrimitiveType, a: unknown, b: unknown): number {
   switch (type.kind) {

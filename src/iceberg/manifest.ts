@@ -3,7 +3,7 @@
  * file metadata keys, and reading them back by field id with §3.3 inheritance applied.
  */
 import { IcebergFormatError } from '../errors.js';
-import { compareValues, encodeSingleValue } from './bounds.js';
+import { compareForPartitionSummary, encodeSingleValue } from './bounds.js';
 import { DataFileContent, ManifestContent, ManifestEntryStatus } from './data-file.js';
 import type { DataFile, FieldSummary, FileFormat, ManifestEntry, ManifestFile } from './data-file.js';
 import { stringifyJson } from './json.js';
@@ -206,8 +206,8 @@ function fieldSummaries(fields: readonly PartitionFieldType[], entries: readonly
       if (value === null) containsNull = true;
       else if (typeof value === 'number' && Number.isNaN(value)) containsNan = true;
       else {
-        if (lower === null || compareValues(f.type, value, lower) < 0) lower = value;
-        if (upper === null || compareValues(f.type, value, upper) > 0) upper = value;
+        if (lower === null || compareForPartitionSummary(f.type, value, lower) < 0) lower = value;
+        if (upper === null || compareForPartitionSummary(f.type, value, upper) > 0) upper = value;
       }
     }
     return {

@@ -5,21 +5,15 @@
  * without NaN (the all-NaN file is skipped by its count, the mixed one by its upper bound), and
  * `d IS NOT NaN` must skip the all-NaN file; the rows read are those DuckDB finds in the source.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqlCatalog } from '../../catalog/sql/index.js';
-import { LocalFileIO, toFileUri } from '../../connectors/storage/local-file-io.js';
 import { DuckDbSession } from '../../src/duckdb/session.js';
 import type { DataFile } from '../../src/iceberg/data-file.js';
 import { assignFreshIds } from '../../src/iceberg/schema.js';
-import { currentSchema, defaultSpec } from '../../src/iceberg/snapshot-ancestry.js';
 import { primitive } from '../../src/iceberg/types.js';
-import { commitSnapshot } from '../../src/table/commit-snapshot.js';
-import { dataLocation } from '../../src/table/locations.js';
-import { writePartitionedDataFiles } from '../../src/write/partitioned-data-file-writer.js';
+import { committedPartitionedTable } from './committed-partitioned-table.js';
 import { readWithPyiceberg } from './pyiceberg.js';
 
 const TABLE = 'lake.nan_counts';
@@ -46,31 +40,15 @@ const sourceCount = async (where: string): Promise<number> =>
   Number((await session.queryJson(`SELECT count(*) AS n FROM (${SOURCE}) WHERE ${where}`))[0]!['n']);
 
 beforeAll(async () => {
-  warehouse = mkdtempSync(join(tmpdir(), 'thund-nan-counts-readers-'));
   session = await DuckDbSession.open();
-  const io = new LocalFileIO();
-  const catalog = new SqlCatalog({ databasePath: join(warehouse, 'catalog.db'), warehouse: toFileUri(warehouse), io });
-  try {
-    await catalog.createNamespace(['lake']);
-    const identifier = { namespace: ['lake'], name: 'nan_counts' };
-    const { metadata } = await catalog.createTable(identifier, {
-      schema: { schemaId: 0, identifierFieldIds: [], fields },
-      partitionSpec: { specId: 0, fields: [{ name: 'grp', transform: 'identity', sourceId: 2, fieldId: 1000 }] },
-    });
-    files = await writePartitionedDataFiles({
-      session,
-      query: SOURCE,
-      schema: currentSchema(metadata),
-      spec: defaultSpec(metadata),
-      dataLocation: dataLocation(metadata),
-      io,
-      properties: metadata.properties,
-      writerName: TABLE,
-    });
-    await commitSnapshot({ catalog, identifier, base: { metadata, io, create: false }, mode: 'append', addedFiles: files });
-  } finally {
-    await catalog.close();
-  }
+  ({ warehouse, files } = await committedPartitionedTable({
+    session,
+    prefix: 'nan-counts-readers',
+    table: TABLE,
+    fields,
+    partitionBy: [{ name: 'grp', transform: 'identity', sourceId: 2 }],
+    query: SOURCE,
+  }));
 }, 120_000);
 
 afterAll(() => {

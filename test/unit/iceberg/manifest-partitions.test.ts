@@ -165,6 +165,30 @@ describe('partition tuples in a written manifest', () => {
   });
 });
 
+describe('uuid partition summaries', () => {
+  it("bound identity(uuid) values in Java's UUID order (two signed longs), which Java prunes manifests with", () => {
+    // Java's ManifestEvaluator compares uuids as UUID.compareTo does (apache/iceberg#14216): bounds
+    // in the unsigned byte order would make it skip this manifest for u = 00000000-….
+    const spec: PartitionSpec = { specId: SPEC.specId, fields: [{ name: 'u', transform: 'identity', sourceId: 6, fieldId: 1000 }] };
+    const ptype = partitionType(spec, SCHEMA);
+    const values = ['00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff', '7fffffff-ffff-ffff-8000-000000000000', '7fffffff-ffff-ffff-7fff-ffffffffffff'];
+    const { bytes, summary } = writeManifest({
+      entries: values.map((u, i) => entryFor(new Map([[1000, u]]), i)),
+      spec,
+      partitionType: ptype,
+      schema: SCHEMA,
+      formatVersion: 2,
+      content: ManifestContent.Data,
+      snapshotId: 77n,
+    });
+    const manifest: ManifestFile = { ...summary, manifestPath: 'm.avro', manifestLength: BigInt(bytes.length), sequenceNumber: 5n, minSequenceNumber: 5n };
+    const [read] = readManifestList(writeManifestList({ manifests: [manifest], snapshotId: 77n, sequenceNumber: 5n, formatVersion: 2 }).bytes, 'snap.avro');
+    const [u] = decodePartitionSummaries(ptype, read!.partitions!, 'snap.avro');
+    // Signed: ffff… (-1) is the least; 7fff…-7fff… beats 7fff…-8000… on the signed low long.
+    expect([u!.lowerBound, u!.upperBound]).toEqual(['ffffffff-ffff-ffff-ffff-ffffffffffff', '7fffffff-ffff-ffff-7fff-ffffffffffff']);
+  });
+});
+
 // ---- partition values recorded by Spark/pyiceberg in the shared fixtures ----
 
 const FIXTURES = resolve(process.cwd(), process.env.THUND_FIXTURES ?? '../shared/fixtures');
