@@ -41,8 +41,8 @@ function vended(way: 'storage-credentials' | 'table config'): () => Vended {
   };
 }
 
-function spec(table: string, catalog: readonly string[]): string {
-  return ordersPipeline({ table, catalog, keyVariables: { id: 'THUND_WRONG_KEY_ID', secret: 'THUND_WRONG_SECRET' } });
+function spec(table: string, catalog: readonly string[], streaming: boolean): string {
+  return ordersPipeline({ table, catalog, streaming, keyVariables: { id: 'THUND_WRONG_KEY_ID', secret: 'THUND_WRONG_SECRET' } });
 }
 
 let s3: S3Client;
@@ -73,18 +73,24 @@ afterAll(async () => {
  * Runs the pipeline into `table` with the pipeline's keys wrong, then reads the table's rows
  * through `reader` (a catalog whose own keys are wrong too: only vended keys reach the files).
  */
-async function landAndRead(table: string, catalogBlock: readonly string[], reader: () => Promise<RestCatalog>): Promise<void> {
+async function landAndRead(table: string, catalogBlock: readonly string[], reader: () => Promise<RestCatalog>, streaming = false): Promise<void> {
   const work = await mkdtemp(join(scratch, 'work-'));
   const specFile = join(work, 'pipeline.yaml');
-  await writeFile(specFile, spec(table, catalogBlock));
+  await writeFile(specFile, spec(table, catalogBlock, streaming));
   const run = await thundAsync(['run', specFile], work, WRONG);
   expect(run.stderr).toBe('');
   expect(run.status).toBe(0);
-  expect(run.stdout).toContain(`created ${table}`);
+  expect(run.stdout).toContain(streaming ? `flow load: ${table} — 1000 rows read, 1000 rows written` : `created ${table}`);
 
   const catalog = await reader();
   try {
     const loaded = await catalog.loadTable({ namespace: [namespace], name: table.split('.')[1]! });
+    if (streaming) {
+      // The flow's checkpoint was written beside the table with the vended keys too.
+      const pointer = loaded.metadata.snapshots.at(-1)?.summary['thund.checkpoint.load'];
+      expect(pointer).toMatch(new RegExp(`^s3://${testS3Bucket()}/`));
+      expect(await loaded.io.exists(`${pointer}/checkpoint.json`)).toBe(true);
+    }
     const live = await liveDataFiles(loaded.io, loaded.metadata);
     expect(live.length).toBeGreaterThan(0);
     for (const file of live) expect(file.filePath.startsWith(`s3://${testS3Bucket()}/`), file.filePath).toBe(true);
@@ -105,6 +111,13 @@ describe('a new table through a REST catalog that vends credentials', () => {
     await landAndRead(table, block, () => RestCatalog.connect({ uri: proxy.uri, io: wrongIo(), fileIOFactory: s3FileIOFactory() }));
     const stageCreate = proxy.seen.find((req) => req.method === 'POST' && req.url === `/v1/namespaces/${namespace}/tables`);
     expect(stageCreate?.body).toContain('"stage-create":true');
+  }, 120_000);
+
+  it('writes a streaming flow’s files and checkpoint with the vended keys, not the pipeline’s own', async () => {
+    const proxy = await startVendingProxy(requireServiceEnv('THUND_TEST_REST_URI'), vended('storage-credentials'));
+    proxies.push(proxy);
+    const block = ['  type: rest', `  uri: ${proxy.uri}`, '  access_delegation: vended-credentials'];
+    await landAndRead(`${namespace}.orders_streamed`, block, () => RestCatalog.connect({ uri: proxy.uri, io: wrongIo(), fileIOFactory: s3FileIOFactory() }), true);
   }, 120_000);
 
   it('writes its files with the session keys Nessie vends (s3.* in the table config)', async () => {

@@ -19,6 +19,8 @@ export interface OrdersPipeline {
   /** Variables holding the S3 key id and secret. */
   readonly keyVariables: { readonly id: string; readonly secret: string };
   readonly partitionedBy?: string;
+  /** Read the orders with STREAM(): a streaming flow, with its checkpoint beside the table. */
+  readonly streaming?: boolean;
 }
 
 export function ordersPipeline(options: OrdersPipeline): string {
@@ -33,7 +35,7 @@ tables:
 flows:
   load:
     target: ${options.table}
-    sql: SELECT CAST(id AS BIGINT) AS order_id, customer FROM orders
+    sql: SELECT CAST(id AS BIGINT) AS order_id, customer FROM ${options.streaming === true ? 'STREAM(orders)' : 'orders'}
 catalog:
 ${options.catalog.join('\n')}
 storage:

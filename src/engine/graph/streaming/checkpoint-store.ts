@@ -43,12 +43,20 @@ export interface SavedCheckpoint {
 }
 
 export class CheckpointStore {
+  /**
+   * `tableIO` is asked at each use: the FileIO of a table the flow creates is known only once the
+   * table is staged (a REST catalog vends its credentials in the stage-create answer).
+   */
   constructor(
     private readonly session: DuckDbSession,
-    private readonly io: FileIO,
+    private readonly tableIO: () => FileIO,
     private readonly flowName: string,
     private readonly tempDir: string,
   ) {}
+
+  private get io(): FileIO {
+    return this.tableIO();
+  }
 
   /** The folder the newest snapshot of `metadata` carrying this flow's key points to. */
   static pointer(metadata: TableMetadata | undefined, flowName: string): string | undefined {

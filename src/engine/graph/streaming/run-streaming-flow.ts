@@ -36,8 +36,8 @@ export async function runStreamingFlow(context: FlowContext): Promise<FlowOutcom
   const operators: readonly StatefulOperator[] = [stage, sink];
 
   const table = await loadIfExists(context);
-  const io = table?.io ?? context.io;
-  const store = new CheckpointStore(session, io, flow.name, context.tempDir);
+  const identifier = context.target.table.identifier;
+  const store = new CheckpointStore(session, () => table?.io ?? context.catalog.tableIO?.(identifier) ?? context.io, flow.name, context.tempDir);
   const pointer = CheckpointStore.pointer(table?.metadata, flow.name);
   let batches = 0;
   const positions = new Map<string, Set<string>>(plan.inputs.map(({ input }) => [input.name, new Set<string>()]));

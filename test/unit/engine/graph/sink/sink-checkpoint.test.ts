@@ -26,7 +26,7 @@ describe('sink checkpoint record', () => {
   it('is the JSON a table checkpoint store writes for the same positions', async () => {
     const session = await DuckDbSession.open({ threads: 1 });
     try {
-      const store = new CheckpointStore(session, new LocalFileIO(), 'export_events', join(work, 'tmp'));
+      const store = new CheckpointStore(session, () => new LocalFileIO(), 'export_events', join(work, 'tmp'));
       const sorted = { events: [...positions.events].sort(), 'lake.orders': [] };
       const saved = await store.save(toFileUri(join(work, 'table')), { batches: 3, positions: sorted }, []);
       const folder = join(work, 'table', 'thund-checkpoints', 'export_events');
