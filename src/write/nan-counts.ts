@@ -6,7 +6,7 @@
  * NaN-free min and max as text, the bounds readers may prune with (NaN is never a bound).
  * Fields in lists and maps are skipped: they get no counts (Java's convention, data-file-metrics.ts).
  */
-import { duckDbColumnPath } from '../iceberg/duckdb-types.js';
+import { duckDbColumnPath, quoteIdentifier } from '../iceberg/duckdb-types.js';
 import { allFields } from '../iceberg/schema.js';
 import type { Schema } from '../iceberg/types.js';
 import { quoteLiteral, type DuckDbSession } from '../duckdb/session.js';
@@ -22,6 +22,14 @@ function floatingColumns(schema: Pick<Schema, 'fields'>): Map<string, string> {
     out.set(quoted, `f.${quoted}`);
   }
   return out;
+}
+
+/** `base`, prefixed with `_` until no top-level column of the schema has the name (case-insensitively). */
+function unusedColumnName(schema: Pick<Schema, 'fields'>, base: string): string {
+  const taken = new Set(schema.fields.map((f) => f.name.toLowerCase()));
+  let name = base;
+  while (taken.has(name.toLowerCase())) name = `_${name}`;
+  return name;
 }
 
 /** File name → NaN stats of its columns that hold a NaN; files without NaN are absent. */
@@ -52,8 +60,11 @@ export async function countNans(
     ];
   });
   const files = [...withNan.keys()].map(quoteLiteral).join(', ');
+  const fileColumn = unusedColumnName(schema, '__thund_file');
   // hive_partitioning off: a partitioned write's `key=value` folders are not columns of the files.
-  const sql = `SELECT filename, ${aggregates.join(', ')} FROM read_parquet([${files}], filename = true, hive_partitioning = false) AS f GROUP BY filename`;
+  const sql =
+    `SELECT ${quoteIdentifier(fileColumn)} AS file, ${aggregates.join(', ')}` +
+    ` FROM read_parquet([${files}], filename = ${quoteLiteral(fileColumn)}, hive_partitioning = false) AS f GROUP BY 1`;
   let result: Record<string, unknown>[];
   try {
     result = await session.queryJson(sql);
@@ -61,7 +72,7 @@ export async function countNans(
     throw copyFailure(writerName, 'Counting the NaN values of the written files', error);
   }
   for (const record of result) {
-    const filename = String(record['filename']);
+    const filename = String(record['file']);
     const stats = new Map<string, NanColumnStats>();
     for (const path of withNan.get(filename) ?? []) {
       const i = columns.indexOf(path);

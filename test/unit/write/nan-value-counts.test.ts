@@ -140,6 +140,27 @@ describe('nan_value_counts', () => {
     for (const file of files) expectNanMetrics(file, file.partition.get(1000) === 'even' ? 0 : 1);
   });
 
+  it('are counted for a column named like the file-name column the NaN pass reads', async () => {
+    const { fields: clash } = assignFreshIds([
+      { name: 'filename', required: false, type: primitive('double') },
+      { name: '__thund_file', required: false, type: primitive('float') },
+    ]);
+    const [file] = await writeDataFiles({
+      session: warehouse.session,
+      query: `SELECT CASE WHEN range % 3 = 0 THEN 'nan'::DOUBLE ELSE range END AS filename, 'nan'::FLOAT AS __thund_file FROM range(30)`,
+      schema: { schemaId: 0, identifierFieldIds: [], fields: clash },
+      specId: 0,
+      dataLocation: toFileUri(join(warehouse.work, 'clash')),
+      io: warehouse.io,
+      properties: {},
+      writerName: 'clash',
+    });
+    expect([...file!.nanValueCounts!]).toEqual([
+      [clash[0]!.id, 10n],
+      [clash[1]!.id, 30n],
+    ]);
+  });
+
   it('follow the metrics mode: counts without bounds in counts mode, nothing in none', async () => {
     const write = async (mode: string) => {
       const [file] = await writeDataFiles({
