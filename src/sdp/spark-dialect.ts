@@ -5,7 +5,7 @@
  * `.start` loses the watermark and append mode fails (measured) — and selects
  * `window(ts, '10 minutes').start`. Everything else passes through as written.
  */
-import { codeIndex } from './sql-lexical.js';
+import { codeIndex } from '../pipeline/sql-lexical.js';
 
 const TIME_BUCKET = /\btime_bucket\s*\(\s*INTERVAL\s*'([^']+)'\s*,\s*([A-Za-z_][A-Za-z0-9_]*)\s*\)/gi;
 const CLAUSE = /\b(SELECT|FROM|WHERE|GROUP\s+BY|HAVING|ORDER\s+BY)\b/gi;

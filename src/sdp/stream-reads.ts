@@ -4,7 +4,7 @@
  * Spark's `STREAM(src) WATERMARK col DELAY OF INTERVAL n unit` clause.
  */
 import type { Watermark } from '../pipeline/ir/streaming.js';
-import { codeIndex } from './sql-lexical.js';
+import { codeIndex } from '../pipeline/sql-lexical.js';
 
 const STREAM_READ = /\bSTREAM\s*\(\s*[^()]+?\s*\)/gi;
 

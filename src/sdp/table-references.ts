@@ -7,7 +7,7 @@
  */
 import type { FlowRead } from '../pipeline/ir/flow.js';
 import { quoteIdentifier } from './identifiers.js';
-import { codeIndex, escapeRegExp } from './sql-lexical.js';
+import { codeIndex, escapeRegExp } from '../pipeline/sql-lexical.js';
 
 export function qualifyTableReads(sql: string, reads: readonly FlowRead[], catalog: string): string {
   let text = sql;

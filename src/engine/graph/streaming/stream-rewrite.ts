@@ -3,7 +3,7 @@
  * rows of one micro-batch (or the buffered rows of a stateful operator). Found lexically, as
  * src/sdp/stream-reads.ts finds them: string literals, quoted identifiers and comments are skipped.
  */
-import { codeIndex } from '../../../sdp/sql-lexical.js';
+import { codeIndex } from '../../../pipeline/sql-lexical.js';
 import { nameKey } from '../../../pipeline/ir/graph.js';
 
 const STREAM_READ = /\bSTREAM\s*\(\s*([^()]+?)\s*\)/gi;
