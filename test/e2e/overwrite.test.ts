@@ -2,32 +2,17 @@
  * mode: overwrite replaces the table's rows in one snapshot; pyiceberg reads only the new rows,
  * and time travel to the earlier snapshot still sees the old ones.
  */
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { expect, it } from 'vitest';
 import { readWithPyiceberg } from '../interop/pyiceberg.js';
 import { inspect, ordersWorkdir, thund } from './cli.js';
+import { ordersSpec } from './orders-spec.js';
 
 const workdir = ordersWorkdir('thund-overwrite-');
 
-function specFile(name: string, mode: string, where: string): string {
-  const file = join(workdir(), `${name}.yaml`);
-  writeFileSync(
-    file,
-    `pipeline: ${name}
-sources:
-  orders: {format: parquet, path: data/orders.parquet}
-tables:
-  lake.small_orders: {mode: ${mode}}
-flows:
-  load:
-    target: lake.small_orders
-    sql: SELECT CAST(id AS BIGINT) AS order_id, customer FROM orders WHERE ${where}
-`,
-  );
-  return file;
-}
+const specFile = (name: string, mode: string, where: string): string =>
+  ordersSpec(workdir(), name, 'lake.small_orders', `{mode: ${mode}}`, `SELECT CAST(id AS BIGINT) AS order_id, customer FROM orders WHERE ${where}`);
 
 it('overwrites the whole table in one snapshot that readers agree on', async () => {
   const warehouse = join(workdir(), 'warehouse');

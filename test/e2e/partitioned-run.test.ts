@@ -3,32 +3,23 @@
  * other terms evolves the spec in the same commit as its data (old files keep their spec), and
  * pyiceberg reads every row and prunes by the new partitioning.
  */
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { expect, it } from 'vitest';
 import { readWithPyiceberg } from '../interop/pyiceberg.js';
 import { inspect, ordersWorkdir, thund } from './cli.js';
+import { ordersSpec } from './orders-spec.js';
 
 const workdir = ordersWorkdir('thund-partitioned-');
 
-function specFile(name: string, partitionedBy: string, where: string): string {
-  const file = join(workdir(), `${name}.yaml`);
-  writeFileSync(
-    file,
-    `pipeline: ${name}
-sources:
-  orders: {format: parquet, path: data/orders.parquet}
-tables:
-  lake.parts: {mode: append, partitioned_by: ${partitionedBy}}
-flows:
-  load:
-    target: lake.parts
-    sql: SELECT CAST(id AS BIGINT) AS order_id, upper(currency) AS currency, CAST(ship_date AS DATE) AS ship_date FROM orders WHERE ${where}
-`,
+const specFile = (name: string, partitionedBy: string, where: string): string =>
+  ordersSpec(
+    workdir(),
+    name,
+    'lake.parts',
+    `{mode: append, partitioned_by: ${partitionedBy}}`,
+    `SELECT CAST(id AS BIGINT) AS order_id, upper(currency) AS currency, CAST(ship_date AS DATE) AS ship_date FROM orders WHERE ${where}`,
   );
-  return file;
-}
 
 it('creates a partitioned table, evolves its spec on a later run, and readers see every row', async () => {
   const warehouse = join(workdir(), 'warehouse');

@@ -2,32 +2,17 @@
  * A later run whose flow adds a column and widens one: the CLI says what changed in the table's
  * schema (so a misspelt column is noticed), and pyiceberg reads old rows with nulls in the new column.
  */
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { expect, it } from 'vitest';
 import { readWithPyiceberg } from '../interop/pyiceberg.js';
 import { ordersWorkdir, thund } from './cli.js';
+import { ordersSpec } from './orders-spec.js';
 
 const workdir = ordersWorkdir('thund-evolve-');
 
-function specFile(name: string, select: string, properties = ''): string {
-  const file = join(workdir(), `${name}.yaml`);
-  writeFileSync(
-    file,
-    `pipeline: ${name}
-sources:
-  orders: {format: parquet, path: data/orders.parquet}
-tables:
-  lake.evolving: {mode: append${properties}}
-flows:
-  load:
-    target: lake.evolving
-    sql: SELECT ${select} FROM orders WHERE id BETWEEN 1 AND 9
-`,
-  );
-  return file;
-}
+const specFile = (name: string, select: string, properties = ''): string =>
+  ordersSpec(workdir(), name, 'lake.evolving', `{mode: append${properties}}`, `SELECT ${select} FROM orders WHERE id BETWEEN 1 AND 9`);
 
 it('reports added and widened columns, and readers see nulls for old rows', async () => {
   const warehouse = join(workdir(), 'warehouse');

@@ -2,32 +2,17 @@
  * `mode: upsert` with `keys`: each run replaces the rows whose key it produces and adds the rest,
  * in one snapshot; after three overlapping runs pyiceberg sees every key once with its latest row.
  */
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { expect, it } from 'vitest';
 import { readWithPyiceberg } from '../interop/pyiceberg.js';
 import { inspect, ordersWorkdir, thund } from './cli.js';
+import { ordersSpec } from './orders-spec.js';
 
 const workdir = ordersWorkdir('thund-upsert-');
 
-function specFile(name: string, label: string, from: number, to: number, table = '{mode: upsert, keys: [order_id]}'): string {
-  const file = join(workdir(), `${name}.yaml`);
-  writeFileSync(
-    file,
-    `pipeline: ${name}
-sources:
-  orders: {format: parquet, path: data/orders.parquet}
-tables:
-  lake.latest: ${table}
-flows:
-  load:
-    target: lake.latest
-    sql: SELECT CAST(id AS BIGINT) AS order_id, '${label}' AS version FROM orders WHERE id BETWEEN ${from} AND ${to}
-`,
-  );
-  return file;
-}
+const specFile = (name: string, label: string, from: number, to: number, table = '{mode: upsert, keys: [order_id]}'): string =>
+  ordersSpec(workdir(), name, 'lake.latest', table, `SELECT CAST(id AS BIGINT) AS order_id, '${label}' AS version FROM orders WHERE id BETWEEN ${from} AND ${to}`);
 
 it('three overlapping upserts leave every key once, with the row of its latest run', async () => {
   const warehouse = join(workdir(), 'warehouse');

@@ -6,7 +6,7 @@
  * our files; Trino must return exactly them, no key twice, and read less for a filter on the
  * partitioning.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -20,6 +20,7 @@ import type { PartitionField } from '../../src/iceberg/table-metadata.js';
 import { primitive } from '../../src/iceberg/types.js';
 import { commitSnapshot } from '../../src/table/commit-snapshot.js';
 import { REPO, thund } from '../e2e/cli.js';
+import { ordersSpec } from '../e2e/orders-spec.js';
 import { buildRowLevelTables, isCopyOnWrite, writeUnderDefaultSpec, ROW_LEVEL_CASES, ROW_LEVEL_COLUMNS, type RowLevelTables } from '../interop/row-level-workload.js';
 import { verifyTableRows, type ColumnType, type Row } from '../interop/verify.js';
 import { startTrino, type RunningTrino } from '../stack/trino.js';
@@ -105,23 +106,8 @@ const EVOLVED_COLUMNS: readonly ColumnType[] = [
 ];
 const EVOLVED_SELECT = 'SELECT CAST(id AS BIGINT) AS order_id, upper(currency) AS currency, CAST(ship_date AS DATE) AS ship_date FROM orders';
 
-function writePipeline(dir: string, name: string, partitionedBy: string, where: string): string {
-  const file = join(dir, `${name}.yaml`);
-  writeFileSync(
-    file,
-    `pipeline: ${name}
-sources:
-  orders: {format: parquet, path: data/orders.parquet}
-tables:
-  lake.parts: {mode: append, partitioned_by: ${partitionedBy}}
-flows:
-  load:
-    target: lake.parts
-    sql: ${EVOLVED_SELECT} WHERE ${where}
-`,
-  );
-  return file;
-}
+const writePipeline = (dir: string, name: string, partitionedBy: string, where: string): string =>
+  ordersSpec(dir, name, 'lake.parts', `{mode: append, partitioned_by: ${partitionedBy}}`, `${EVOLVED_SELECT} WHERE ${where}`);
 
 const seconds = (since: number): string => `${((Date.now() - since) / 1000).toFixed(1)} s`;
 

@@ -3,7 +3,7 @@
  * talk to a loopback HTTP server that records what the client sent (auth headers included).
  */
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -17,14 +17,7 @@ import { S3FileIO } from '../../../connectors/storage/s3-file-io.js';
 import { openCatalog, type OpenedCatalog } from '../../../src/app/open-catalog.js';
 import { InvalidInputError, ThundError } from '../../../src/errors.js';
 import type { PipelineDefinition } from '../../../src/pipeline/spec-to-ir.js';
-import { loadDefinitionOrThrow } from '../pipeline/definition-or-throw.js';
-
-const BASE = [
-  'pipeline: demo',
-  'sources: { orders: { format: parquet, path: data/*.parquet } }',
-  'tables: { lake.orders: {} }',
-  'flows: { load: { target: lake.orders, sql: SELECT 1 AS x } }',
-];
+import { definitionWith } from './catalog-block-spec.js';
 
 let dir: string;
 let server: Server;
@@ -54,13 +47,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function specWith(name: string, ...block: string[]): Promise<PipelineDefinition> {
-  const file = path.join(dir, name, 'pipeline.yaml');
-  await rm(path.dirname(file), { recursive: true, force: true });
-  await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(file, `${[...BASE, ...block].join('\n')}\n`);
-  return loadDefinitionOrThrow(file);
-}
+const specWith = (name: string, ...block: string[]): Promise<PipelineDefinition> => definitionWith(dir, name, ...block);
 
 async function open(...args: Parameters<typeof openCatalog>): Promise<OpenedCatalog> {
   const result = await openCatalog(...args);

@@ -4,7 +4,7 @@
  * `/v1/{prefix}/…` and advertise no prefix). Values take `${NAME}`; secrets are refused there as
  * everywhere in the spec, without echoing them.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -14,14 +14,7 @@ import { InvalidInputError } from '../../../src/errors.js';
 import { formatFieldPath } from '../../../src/pipeline/yaml-locator.js';
 import { sparkCatalogConfig } from '../../../src/sdp/catalog-conf.js';
 import { startLoopbackServer, type LoopbackServer } from '../../integration/rest-support/loopback-server.js';
-import { loadDefinitionOrThrow } from '../pipeline/definition-or-throw.js';
-
-const BASE = [
-  'pipeline: demo',
-  'sources: { orders: { format: parquet, path: data/*.parquet } }',
-  'tables: { lake.orders: {} }',
-  'flows: { load: { target: lake.orders, sql: SELECT 1 AS x } }',
-];
+import { definitionWith } from './catalog-block-spec.js';
 
 let dir: string;
 let server: LoopbackServer;
@@ -49,10 +42,8 @@ afterAll(async () => {
 });
 
 async function openWith(name: string, env: Record<string, string>, ...block: string[]): Promise<OpenedCatalog> {
-  const file = path.join(dir, name, 'pipeline.yaml');
-  await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(file, `${[...BASE, 'catalog:', '  type: rest', '  uri: ${URI}', ...block].join('\n')}\n`);
-  const result = await openCatalog(await loadDefinitionOrThrow(file), {}, { URI: server.uri, ...env });
+  const definition = await definitionWith(dir, name, 'catalog:', '  type: rest', '  uri: ${URI}', ...block);
+  const result = await openCatalog(definition, {}, { URI: server.uri, ...env });
   opened.push(result);
   return result;
 }
@@ -75,10 +66,7 @@ describe('rest catalog prefix and properties', () => {
   });
 
   it('the Spark lowering passes the same client properties to Iceberg’s REST catalog', async () => {
-    const file = path.join(dir, 'spark', 'pipeline.yaml');
-    await mkdir(path.dirname(file), { recursive: true });
-    await writeFile(file, `${[...BASE, 'catalog:', '  type: rest', '  uri: http://127.0.0.1:1', '  prefix: wh', '  properties:', '    page-size: \${PAGE}'].join('\n')}\n`);
-    const definition = await loadDefinitionOrThrow(file);
+    const definition = await definitionWith(dir, 'spark', 'catalog:', '  type: rest', '  uri: http://127.0.0.1:1', '  prefix: wh', '  properties:', '    page-size: ${PAGE}');
     const { configuration } = sparkCatalogConfig(definition.catalog, definition.storage, definition.specPath, { PAGE: '25' });
     expect(configuration).toMatchObject({ 'spark.sql.catalog.default.prefix': 'wh', 'spark.sql.catalog.default.page-size': '25' });
   });

@@ -7,18 +7,17 @@ import { afterEach, expect, it } from 'vitest';
 import { currentSchema } from '../../../../../src/iceberg/snapshot-ancestry.js';
 import { schemaUpdate } from '../../../../../src/iceberg/schema-update.js';
 import { StreamingPipeline } from './streaming-fixture.js';
+import { wordsPipeline } from './words-pipeline.js';
 
-const spec = (sql: string): string => `pipeline: update_keys
-sources:
-  words:
-    format: parquet
-    path: data/*.parquet
-tables:
-  lake.word_totals:
+const spec = (sql: string): string =>
+  wordsPipeline(
+    'update_keys',
+    `  lake.word_totals:
     kind: streaming_table
     output_mode: update
     sql: ${sql}
-`;
+`,
+  );
 
 let pipeline: StreamingPipeline | undefined;
 afterEach(async () => {

@@ -6,14 +6,11 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { StreamingPipeline } from './streaming-fixture.js';
 import { acceptedRowsSql, wordFile } from './stream-data.js';
+import { wordsPipeline } from './words-pipeline.js';
 
-const SPEC = `pipeline: updates
-sources:
-  words:
-    format: parquet
-    path: data/*.parquet
-tables:
-  lake.word_totals:
+const SPEC = wordsPipeline(
+  'updates',
+  `  lake.word_totals:
     kind: streaming_table
     output_mode: update
     properties: { thund.stream.max-files-per-batch: "1" }
@@ -31,7 +28,8 @@ tables:
       SELECT time_bucket(INTERVAL '5 minutes', ts) AS window_start, word, count(*) AS n
       FROM STREAM(words)
       GROUP BY time_bucket(INTERVAL '5 minutes', ts), word
-`;
+`,
+);
 
 let pipeline: StreamingPipeline;
 beforeEach(() => {
