@@ -85,6 +85,18 @@ export class ConcurrentSchemaChangeError extends CommitConflictError {
   }
 }
 
+/**
+ * The source positions a streaming batch started from are no longer the table's: another run of
+ * the same flow committed first. The batch is planned again from the table's positions, never
+ * committed on top of them (it would land the same input twice).
+ */
+export class StalePositionsError extends CommitConflictError {
+  constructor(message: string, options: ThundErrorOptions = {}) {
+    super(message, { ...options, retryable: false });
+    this.name = 'StalePositionsError';
+  }
+}
+
 /** A namespace cannot be dropped while it holds tables, views or child namespaces. */
 export class NamespaceNotEmptyError extends ThundError {
   constructor(message: string, options: ThundErrorOptions = {}) {

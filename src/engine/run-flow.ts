@@ -30,7 +30,7 @@ import { checkKeysProduced, upsertInto, type DeleteKeys } from './upsert-flow.js
 import { currentSchema, defaultSpec } from '../iceberg/snapshot-ancestry.js';
 import type { PartitionSpec, TableMetadata } from '../iceberg/table-metadata.js';
 import type { Schema } from '../iceberg/types.js';
-import { commitSnapshot, type LayoutChange, type SnapshotCommitResult, type WriteMode } from '../table/commit-snapshot.js';
+import { commitSnapshot, type CommitFence, type LayoutChange, type SnapshotCommitResult, type WriteMode } from '../table/commit-snapshot.js';
 import { dataLocation } from '../table/locations.js';
 import { writePartitionedDataFiles } from '../write/partitioned-data-file-writer.js';
 import type { DuckDbSession } from '../duckdb/session.js';
@@ -58,6 +58,8 @@ export interface FlowRunRequest {
   readonly summaryProperties: Readonly<Record<string, string>>;
   /** The partitioning the table should have; undefined leaves an existing table's spec as it is. */
   readonly partitionedBy?: readonly PartitionTerm[];
+  /** Checked before every commit attempt: a streaming batch's source positions must still be the table's. */
+  readonly fence?: CommitFence;
 }
 
 export interface FlowRunResult extends SnapshotCommitResult {
@@ -134,6 +136,7 @@ async function writeAndCommitOnce(request: FlowRunRequest, output: FlowOutput): 
       addedFiles: dataFiles,
       summaryProperties: request.summaryProperties,
       ...(target.layoutChange === undefined ? {} : { layoutChange: target.layoutChange }),
+      ...(request.fence === undefined ? {} : { fence: request.fence }),
     });
     return {
       ...result,
@@ -166,6 +169,7 @@ async function upsertOnce(request: FlowRunRequest, output: FlowOutput, keys: rea
     query: target.query,
     ...(target.layoutChange === undefined ? {} : { layoutChange: target.layoutChange }),
     ...(request.deleteKeys === undefined ? {} : { deleteKeys: request.deleteKeys }),
+    ...(request.fence === undefined ? {} : { fence: request.fence }),
   });
   const evolved = outcome.committed ? target.evolution : undefined;
   return {

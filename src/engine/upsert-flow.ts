@@ -13,7 +13,7 @@ import { matchByName } from '../iceberg/schema-evolution.js';
 import { snapshotForRef } from '../iceberg/snapshot-ancestry.js';
 import { MAIN_BRANCH, type Snapshot, type TableMetadata } from '../iceberg/table-metadata.js';
 import type { DuckDbSession } from '../duckdb/session.js';
-import type { LayoutChange } from '../table/commit-snapshot.js';
+import type { CommitFence, LayoutChange } from '../table/commit-snapshot.js';
 import { upsert } from '../table/upsert.js';
 import type { FlowOutput } from './flow-output.js';
 
@@ -40,6 +40,7 @@ export interface UpsertInto {
   readonly query: string;
   readonly layoutChange?: LayoutChange;
   readonly deleteKeys?: DeleteKeys;
+  readonly fence?: CommitFence;
 }
 
 export interface UpsertOutcome {
@@ -70,7 +71,14 @@ export function checkKeysProduced(output: FlowOutput, identifier: TableIdentifie
 export async function upsertInto(request: UpsertInto): Promise<UpsertOutcome> {
   const operation = `upsert of flow "${request.flowName}" on (${request.keys.join(', ')})`;
   const result = await upsert(
-    { catalog: request.catalog, identifier: request.identifier, io: request.io, session: request.session, summaryProperties: request.summaryProperties },
+    {
+      catalog: request.catalog,
+      identifier: request.identifier,
+      io: request.io,
+      session: request.session,
+      summaryProperties: request.summaryProperties,
+      ...(request.fence === undefined ? {} : { fence: request.fence }),
+    },
     {
       keyColumns: request.keys,
       sourceQuery: request.query,

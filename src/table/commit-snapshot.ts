@@ -9,7 +9,9 @@
  * table moved between attempts (RowDelta.validate) and refused rather than committed on a base
  * where it would be wrong. A caller whose summary depends on the table (source positions) passes a
  * per-attempt hook: it sees the table each attempt builds on and gives that attempt's summary
- * properties, or refuses, which ends the commit with a RefusedCommit outcome. A base whose current
+ * properties, or refuses, which ends the commit with a RefusedCommit outcome; a fence, checked
+ * first against every table an attempt builds on, throws instead (a streaming batch whose source
+ * positions moved is planned again, never rebased). A base whose current
  * snapshot lists a manifest missing from storage is refused before anything is written
  * (manifest-presence.ts): the new snapshot would carry the broken reference on.
  */
@@ -63,7 +65,15 @@ export interface SnapshotCommitRequest {
   readonly layoutChange?: LayoutChange;
   /** Overrides the table's `commit.retry.*` properties. */
   readonly retryPolicy?: RetryPolicy;
+  /**
+   * Checked against the table before every attempt, the first included: throws (e.g.
+   * StalePositionsError) when the table moved so that this change must not be committed on it.
+   */
+  readonly fence?: CommitFence;
 }
+
+/** See SnapshotCommitRequest.fence. */
+export type CommitFence = (current: TableMetadata) => void;
 
 /** Why an attempt follows another: the table moved (a refusal such as 409) or the last outcome was lost. */
 export type RetryCause = 'conflict' | 'unknown';
@@ -120,6 +130,7 @@ export async function commitSnapshot<T>(
   const context = { io, metadata: staged(metadata), snapshotId, commitId };
   const rowDelta = rowDeltaOf(request);
   // Decided before anything is written: a refusal of the first attempt leaves no file behind.
+  request.fence?.(metadata);
   const first = summaryForAttempt(metadata, undefined);
   if (first instanceof CommitRefusal) return { kind: 'refused', detail: first.detail, metadata, attempts: 0, outcomeWasUnknown: false };
   let attemptProperties: Readonly<Record<string, string>> = first;
@@ -140,6 +151,16 @@ export async function commitSnapshot<T>(
   const started = Date.now();
   const baseMainId = mainSnapshotId(metadata);
   let removed: RemovedSet | undefined;
+  /** Ends the commit with `refusal` (the table moved under it): our files go unless a lost attempt could still land. */
+  const refuse = async (refusal: unknown): Promise<never> => {
+    if (outcomeWasUnknown) {
+      throw new CommitStateUnknownError(`The commit to ${formatIdentifier(request.identifier)} was refused after an attempt whose outcome is unknown`, {
+        cause: refusal,
+      });
+    }
+    await deleteQuietly(io, [...ownManifests(removed), ...manifestLists]);
+    throw refusal;
+  };
   for (let attempt = 0; ; attempt += 1) {
     const parent = snapshotForRef(metadata, MAIN_BRANCH);
     if (request.mode === 'overwrite') {
@@ -228,6 +249,12 @@ export async function commitSnapshot<T>(
           retryable: false,
         });
       }
+      // Before the other checks: a batch whose positions moved is planned again, whatever else changed.
+      try {
+        request.fence?.(metadata);
+      } catch (refusal) {
+        await refuse(refusal);
+      }
       if (layoutChange !== undefined && layoutMoved(attemptBase, metadata)) {
         await deleteQuietly(io, [...ownManifests(removed), ...manifestLists]);
         throw new ConcurrentSchemaChangeError(
@@ -256,8 +283,7 @@ export async function commitSnapshot<T>(
       try {
         next = summaryForAttempt(metadata, cause);
       } catch (hookError) {
-        if (!outcomeWasUnknown) await deleteQuietly(io, [...ownManifests(removed), ...manifestLists]);
-        throw hookError;
+        return await refuse(hookError);
       }
       if (next instanceof CommitRefusal) {
         // The reloaded table lacks our snapshot (checked above); a lost attempt could still land, though.

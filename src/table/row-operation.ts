@@ -9,7 +9,7 @@ import type { DataFile } from '../iceberg/data-file.js';
 import type { FileIO } from '../iceberg/file-io.js';
 import type { Snapshot, TableMetadata } from '../iceberg/table-metadata.js';
 import type { DuckDbSession } from '../duckdb/session.js';
-import { commitSnapshot, type LayoutChange } from './commit-snapshot.js';
+import { commitSnapshot, type CommitFence, type LayoutChange, type SnapshotCommitRequest } from './commit-snapshot.js';
 import { rowDeltaValidator } from './conflict-validation.js';
 import type { RowLevelMode } from './row-changes.js';
 import type { RowFilter } from './row-filter.js';
@@ -21,6 +21,16 @@ export interface RowOperationTarget {
   readonly session: DuckDbSession;
   /** Extra snapshot summary properties. */
   readonly summaryProperties?: Readonly<Record<string, string>>;
+  /** Checked before every commit attempt (commit-snapshot.ts). */
+  readonly fence?: CommitFence;
+}
+
+/** What every commit of a row operation takes from its target: summary properties and fence. */
+export function targetCommitOptions(target: RowOperationTarget): Pick<SnapshotCommitRequest, 'summaryProperties' | 'fence'> {
+  return {
+    ...(target.summaryProperties === undefined ? {} : { summaryProperties: target.summaryProperties }),
+    ...(target.fence === undefined ? {} : { fence: target.fence }),
+  };
 }
 
 export interface RowOperationResult {
@@ -72,7 +82,7 @@ export async function commitRowDelta(request: RowDeltaCommit): Promise<{ snapsho
         }),
       },
       ...(request.layoutChange === undefined ? {} : { layoutChange: request.layoutChange }),
-      ...(target.summaryProperties === undefined ? {} : { summaryProperties: target.summaryProperties }),
+      ...targetCommitOptions(target),
     });
     return { snapshot: result.snapshot, attempts: result.attempts };
   } catch (error) {

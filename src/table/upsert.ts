@@ -31,7 +31,7 @@ import { FILE_COLUMN, openLiveRows, POS_COLUMN } from './read-rows.js';
 import { changesForMatches, rowLevelMode } from './row-changes.js';
 import { canonicalSql, fromCanonical, type RowFilter } from './row-filter.js';
 import { checkSourceKeys, keyFields, stageDeleteKeys, type KeyField } from './upsert-keys.js';
-import { commitRowDelta, removeQuietly, tempName, type RowOperationResult, type RowOperationTarget } from './row-operation.js';
+import { commitRowDelta, removeQuietly, targetCommitOptions, tempName, type RowOperationResult, type RowOperationTarget } from './row-operation.js';
 
 /** Writes the rows of a query (table columns, in order, with the table's types) as data files of the table. */
 export type DataWriter = (query: string, metadata: TableMetadata) => Promise<DataFile[]>;
@@ -99,7 +99,7 @@ export async function upsert(target: RowOperationTarget, request: UpsertRequest)
         mode: 'append',
         addedFiles: [],
         ...(layoutChange === undefined ? {} : { layoutChange }),
-        ...(target.summaryProperties === undefined ? {} : { summaryProperties: target.summaryProperties }),
+        ...targetCommitOptions(target),
       });
       return { ...nothing, snapshot: empty.snapshot, attempts: empty.attempts };
     }
@@ -146,7 +146,7 @@ async function createWithSource(
       base: { metadata: args.metadata, io: target.io, create: true },
       mode: 'append',
       addedFiles: files,
-      ...(target.summaryProperties === undefined ? {} : { summaryProperties: target.summaryProperties }),
+      ...targetCommitOptions(target),
     });
     const addedRows = files.reduce((sum, file) => sum + file.recordCount, 0n);
     return { snapshot: result.snapshot, attempts: result.attempts, mode: args.mode, deletedRows: 0n, addedRows, addedDataFiles: files, addedDeleteFiles: [], removedDataFiles: [] };

@@ -18,6 +18,7 @@
 import { formatIdentifier, type TableIdentifier } from '../../../catalog/catalog.js';
 import { quoteIdentifier } from '../../duckdb/session.js';
 import { InvalidInputError, ThundError } from '../../errors.js';
+import type { CommitFence } from '../../table/commit-snapshot.js';
 import type { ApplyChangesFlow } from '../../pipeline/ir/flow.js';
 import { ApplyChanges } from '../operators/apply-changes.js';
 import { ChangeEventError } from '../operators/operator-errors.js';
@@ -67,6 +68,7 @@ class ApplyChangesSink implements BatchSink {
     relation: string,
     summary: Readonly<Record<string, string>>,
     beforeCommit?: () => Promise<Readonly<Record<string, string>>>,
+    fence?: CommitFence,
   ): Promise<BatchWrite> {
     const operator = await this.operatorFor(relation);
     let snapshotId: bigint | undefined;
@@ -77,7 +79,7 @@ class ApplyChangesSink implements BatchSink {
         // The state tables hold this batch now: the runner's checkpoint of them goes into the summary.
         const checkpoint = (await beforeCommit?.()) ?? {};
         committing = true;
-        snapshotId = await this.commit(operator, changeSet, { ...this.context.summary, ...summary, ...checkpoint });
+        snapshotId = await this.commit(operator, changeSet, { ...this.context.summary, ...summary, ...checkpoint }, fence);
       })
       .catch((error: unknown) => {
         throw committing ? error : this.named(error);
@@ -109,7 +111,7 @@ class ApplyChangesSink implements BatchSink {
    * The batch through run-flow, as every table write: the rows fitted to the table (its schema
    * evolved as an append's), the key rules checked, one snapshot.
    */
-  private async commit(operator: ApplyChanges, changeSet: ChangeSet, summary: Readonly<Record<string, string>>): Promise<bigint> {
+  private async commit(operator: ApplyChanges, changeSet: ChangeSet, summary: Readonly<Record<string, string>>, fence: CommitFence | undefined): Promise<bigint> {
     const { session, catalog, io, target } = this.context;
     const exists = (await loadIfExists(catalog, this.identifier)) !== undefined;
     const write = {
@@ -121,6 +123,7 @@ class ApplyChangesSink implements BatchSink {
       tableProperties: target.table.properties,
       summaryProperties: summary,
       ...(target.table.partitioning.length === 0 ? {} : { partitionedBy: target.table.partitioning }),
+      ...(fence === undefined ? {} : { fence }),
     };
     // A new table takes all the operator's target rows; a full refresh replaces the table's rows with them.
     if (!exists || this.replacePending) {

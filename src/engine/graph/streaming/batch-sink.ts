@@ -3,6 +3,7 @@
  * aggregation, apply-changes) committed as one snapshot that also carries the batch's positions
  * and the checkpoint of the sink's operator state, so the three can never disagree.
  */
+import type { CommitFence } from '../../../table/commit-snapshot.js';
 import type { StatefulOperator } from '../../operators/state-checkpoint.js';
 
 export interface BatchWrite {
@@ -24,10 +25,14 @@ export interface BatchSink extends StatefulOperator {
    * tables hold this batch and before its commit, and adds the entries it returns (the
    * checkpoint pointer) to the commit's summary. A checkpoint taken before the sink processed the
    * batch would restore its state without the batch's changes while the table has them.
+   *
+   * `fence` goes with every commit attempt: it refuses the commit (StalePositionsError) when the
+   * positions the batch started from are no longer the table's.
    */
   write(
     relation: string,
     summary: Readonly<Record<string, string>>,
     beforeCommit?: () => Promise<Readonly<Record<string, string>>>,
+    fence?: CommitFence,
   ): Promise<BatchWrite>;
 }

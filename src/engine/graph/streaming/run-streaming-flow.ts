@@ -5,15 +5,18 @@
  * aggregation operator), check the target's expectations, and hand the rows to the sink (table
  * write or apply-changes), which calls back for the checkpoint (state and positions in a new
  * folder) once its state holds the batch and commits with the folder's location in the summary. The previous checkpoint is deleted only after that commit, so a crash at any
- * point restarts from the last committed batch and lands the same rows (exactly once).
+ * point restarts from the last committed batch and lands the same rows (exactly once). Every
+ * commit is fenced on the checkpoint its batch was planned from: when another run of the flow
+ * committed first (two `thund run`s of one pipeline), the batch is dropped and the flow plans again
+ * from the table's positions, so no input lands twice.
  *
  * Triggers: `available-now` (default), `processing-time` and `once` all stop when caught up in
  * `thund run`; `once` takes everything available as one batch. A non-streaming apply-changes flow
  * applies its whole input as one batch per run (CDC is idempotent by sequence).
  */
-import { CommitStateUnknownError, NoSuchTableError, ThundError } from '../../../errors.js';
+import { CommitStateUnknownError, NoSuchTableError, StalePositionsError, ThundError } from '../../../errors.js';
 import { quoteIdentifier } from '../../../duckdb/session.js';
-import type { LoadedTable } from '../../../../catalog/catalog.js';
+import { formatIdentifier, type LoadedTable } from '../../../../catalog/catalog.js';
 import type { FlowCounts, ExpectationCounts } from '../../../backend/run-event.js';
 import type { StatefulOperator } from '../../operators/state-checkpoint.js';
 import { createApplyChangesSink } from '../apply-changes-sink.js';
@@ -25,29 +28,86 @@ import { batchLimits } from './parquet-stream.js';
 import { pendingFileBatches, type PendingBatch } from './pending-batches.js';
 import { planStreamingFlow, type StreamingPlan } from './streaming-plan.js';
 import { TableBatchSink } from './table-batch-sink.js';
+import type { BatchSink } from './batch-sink.js';
+import type { CommitFence } from '../../../table/commit-snapshot.js';
+
+/** How often a run plans its batches again after another run of the flow committed first. */
+const MAX_REPLANS = 10;
 
 export async function runStreamingFlow(context: FlowContext): Promise<FlowOutcome> {
-  const { flow, session } = context;
+  const { flow } = context;
   const plan = await planStreamingFlow(context);
   const prefix = `__thund_stream_${flow.name.replace(/[^A-Za-z0-9_]/g, '_')}`;
   const stage = createStage(context, plan, prefix);
   let keyColumns: readonly string[] = [];
   const sink = flow.kind === 'apply-changes' ? await createApplyChangesSink(context) : new TableBatchSink(context, flow.outputMode, () => keyColumns);
   const operators: readonly StatefulOperator[] = [stage, sink];
+  const run: FlowRun = { context, plan, prefix, stage, sink, operators, keyColumns: () => keyColumns, setKeyColumns: (keys) => (keyColumns = keys) };
 
-  const table = await loadIfExists(context);
-  const identifier = context.target.table.identifier;
-  const store = new CheckpointStore(session, () => table?.io ?? context.catalog.tableIO?.(identifier) ?? context.io, flow.name, context.tempDir);
-  const pointer = CheckpointStore.pointer(table?.metadata, flow.name);
+  let totals: FlowCounts = { rowsRead: 0, rowsWritten: 0, lateRows: 0, expectations: [] };
+  let snapshotId: bigint | undefined;
   let batches = 0;
-  const positions = new Map<string, Set<string>>(plan.inputs.map(({ input }) => [input.name, new Set<string>()]));
-  if (pointer !== undefined && !context.fullRefresh) {
-    const restored = await store.restore(pointer, operators);
-    batches = restored.batches;
-    for (const [source, files] of Object.entries(restored.positions)) positions.set(source, new Set(files));
+  for (let replans = 0; ; replans += 1) {
+    const round = await runFromTable(run, batches);
+    totals = add(totals, round.counts);
+    batches = round.batches;
+    if (round.snapshotId !== undefined) snapshotId = round.snapshotId;
+    if (round.stale === undefined) break;
+    // Another run of this flow committed first: its positions are the table's now, and a full
+    // refresh that lost the race would replace what that run landed, so it stops instead.
+    if (context.fullRefresh || replans >= MAX_REPLANS) throw round.stale;
   }
-  let previous: SavedCheckpoint | undefined = pointer === undefined ? undefined : await store.filesOf(pointer);
-  if (pointer !== undefined) await store.removeLeftovers(pointer, CheckpointStore.superseded(table?.metadata, flow.name));
+  return { counts: totals, ...(snapshotId === undefined ? {} : { snapshotId }) };
+}
+
+interface FlowRun {
+  readonly context: FlowContext;
+  readonly plan: StreamingPlan;
+  readonly prefix: string;
+  readonly stage: FlowStage;
+  readonly sink: BatchSink;
+  readonly operators: readonly StatefulOperator[];
+  keyColumns(): readonly string[];
+  setKeyColumns(keys: readonly string[]): void;
+}
+
+interface Round {
+  readonly counts: FlowCounts;
+  readonly batches: number;
+  readonly snapshotId?: bigint;
+  /** Set when a commit found the table's positions moved: the caller plans again. */
+  readonly stale?: StalePositionsError;
+}
+
+/**
+ * Plans the flow's batches from the table's positions (its checkpoint, restored into the
+ * operators unless this is a full refresh) and commits them one by one, each fenced on the
+ * checkpoint it started from.
+ */
+async function runFromTable(run: FlowRun, batchesBefore: number): Promise<Round> {
+  const { context, plan, prefix, stage, sink, operators } = run;
+  const { flow, session } = context;
+  const identifier = context.target.table.identifier;
+  const table = await loadIfExists(context);
+  const store = new CheckpointStore(session, () => table?.io ?? context.catalog.tableIO?.(identifier) ?? context.io, flow.name, context.tempDir);
+  let committedPointer = CheckpointStore.pointer(table?.metadata, flow.name);
+  let batches = batchesBefore;
+  const positions = new Map<string, Set<string>>(plan.inputs.map(({ input }) => [input.name, new Set<string>()]));
+  let previous: SavedCheckpoint | undefined;
+  try {
+    if (committedPointer !== undefined && !context.fullRefresh) {
+      const restored = await store.restore(committedPointer, operators);
+      batches = restored.batches;
+      for (const [source, files] of Object.entries(restored.positions)) positions.set(source, new Set(files));
+    }
+    previous = committedPointer === undefined ? undefined : await store.filesOf(committedPointer);
+  } catch (error) {
+    // Another run committed after the table was loaded and removed the checkpoint it superseded.
+    const now = CheckpointStore.pointer((await loadIfExists(context))?.metadata, flow.name);
+    if (now === committedPointer) throw error;
+    return { counts: { rowsRead: 0, rowsWritten: 0, lateRows: 0, expectations: [] }, batches: batchesBefore, stale: staleBatch(context) };
+  }
+  if (committedPointer !== undefined) await store.removeLeftovers(committedPointer, CheckpointStore.superseded(table?.metadata, flow.name));
 
   const work = await pendingBatches(context, plan, positions);
   const location = work.length === 0 ? '' : (table?.metadata.location ?? (await newTableLocation(context)));
@@ -63,7 +123,7 @@ export async function runStreamingFlow(context: FlowContext): Promise<FlowOutcom
       inputs.set(key, relation);
     }
     const staged = await stage.process(inputs);
-    if (keyColumns.length === 0 && plan.aggregation?.keyPositions !== undefined) keyColumns = await outputColumns(context, staged.output, plan.aggregation.keyPositions);
+    if (run.keyColumns().length === 0 && plan.aggregation?.keyPositions !== undefined) run.setKeyColumns(await outputColumns(context, staged.output, plan.aggregation.keyPositions));
     const checked = await checkExpectations(session, context.target, staged.output, `${prefix}__checked`);
     for (const [source, files] of batch) for (const file of files) positions.get(source)?.add(file);
     const nextPositions = Object.fromEntries([...positions].map(([source, files]) => [source, [...files].sort()]));
@@ -75,9 +135,10 @@ export async function runStreamingFlow(context: FlowContext): Promise<FlowOutcom
     const summary = { ...context.summary, ...expectationSummary(checked.counts) };
     let written;
     try {
-      written = await sink.write(checked.relation, summary, checkpoint);
+      written = await sink.write(checked.relation, summary, checkpoint, positionsFence(context, committedPointer));
     } catch (error) {
       if (saved !== undefined && !(error instanceof CommitStateUnknownError)) await store.remove(saved);
+      if (error instanceof StalePositionsError) return { counts: totals, batches, ...(snapshotId === undefined ? {} : { snapshotId }), stale: error };
       throw error;
     }
     if (saved === undefined) {
@@ -89,13 +150,33 @@ export async function runStreamingFlow(context: FlowContext): Promise<FlowOutcom
     // What a run that crashed before its commit left is older than this commit now.
     if (batch === work[0]) await store.removeLeftovers(saved.location, undefined);
     previous = saved;
+    committedPointer = saved.location;
     batches += 1;
     if (written.snapshotId !== undefined) snapshotId = written.snapshotId;
     const counts: FlowCounts = { rowsRead, rowsWritten: written.rowsWritten, lateRows: staged.lateRows + written.lateRows, expectations: checked.counts };
     totals = add(totals, counts);
     context.progress(batches, counts);
   }
-  return { counts: totals, ...(snapshotId === undefined ? {} : { snapshotId }) };
+  return { counts: totals, batches, ...(snapshotId === undefined ? {} : { snapshotId }) };
+}
+
+/**
+ * The fence of a batch planned from `startedFrom` (the checkpoint the table pointed to): every
+ * commit attempt goes ahead only while the table still points there. Another run of the flow
+ * that committed in between has landed positions this batch may hold too.
+ */
+function positionsFence(context: FlowContext, startedFrom: string | undefined): CommitFence {
+  return (current) => {
+    if (CheckpointStore.pointer(current, context.flow.name) !== startedFrom) throw staleBatch(context);
+  };
+}
+
+function staleBatch(context: FlowContext): StalePositionsError {
+  const { flow } = context;
+  const table = formatIdentifier(context.target.table.identifier);
+  return new StalePositionsError(`Flow "${flow.name}": another run committed to ${table} while this batch was planned from the positions before it; the batch is planned again`, {
+    context: { flow: flow.name, table },
+  });
 }
 
 function createStage(context: FlowContext, plan: StreamingPlan, prefix: string): FlowStage {

@@ -10,6 +10,7 @@
  * the target dataset. Stateless: the operators before it own the state.
  */
 import { quoteIdentifier } from '../../../duckdb/session.js';
+import type { CommitFence } from '../../../table/commit-snapshot.js';
 import { countRows } from '../../operators/sql.js';
 import type { OutputMode } from '../../operators/window-aggregation.js';
 import { runFlow, type FlowRunRequest } from '../../run-flow.js';
@@ -34,6 +35,7 @@ export class TableBatchSink implements BatchSink {
     relation: string,
     summary: Readonly<Record<string, string>>,
     beforeCommit?: () => Promise<Readonly<Record<string, string>>>,
+    fence?: CommitFence,
   ): Promise<BatchWrite> {
     const checkpoint = (await beforeCommit?.()) ?? {};
     const rows = await countRows(this.context.session, quoteIdentifier(relation));
@@ -55,6 +57,7 @@ export class TableBatchSink implements BatchSink {
       tableProperties: target.table.properties,
       summaryProperties: { ...summary, ...checkpoint },
       ...(target.table.partitioning.length === 0 ? {} : { partitionedBy: target.table.partitioning }),
+      ...(fence === undefined ? {} : { fence }),
     });
     this.written += 1;
     return { snapshotId: result.snapshot.snapshotId, rowsWritten: rows, lateRows: 0 };
