@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { InvalidInputError } from '../../errors.js';
 import { ENV_NAME } from '../../pipeline/env-template.js';
+import { nameLengthProblem } from '../../pipeline/spec-schema.js';
 
 export const SERVE_FLAGS = {
   'kafka-brokers': 'THUND_KAFKA_BROKERS',
@@ -39,7 +40,15 @@ export type ServeFlag = keyof typeof SERVE_FLAGS;
 export const VALUE_FORMATS = ['json', 'avro', 'debezium-json', 'debezium-avro'] as const;
 export type ValueFormat = (typeof VALUE_FORMATS)[number];
 
-const TABLE_NAME = z.string().regex(/^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)+$/, 'write namespace.table, e.g. lake.events');
+const TABLE_NAME = z
+  .string()
+  .regex(/^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)+$/, 'write namespace.table, e.g. lake.events')
+  .superRefine((name, context) => {
+    for (const part of name.split('.')) {
+      const problem = nameLengthProblem(part);
+      if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
+    }
+  });
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const envName = z.string().regex(ENV_NAME, 'the NAME of an environment variable (upper-case letters, digits and "_"), not its value');
 

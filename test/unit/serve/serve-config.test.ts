@@ -26,4 +26,11 @@ describe('serve settings', () => {
     expect(() => serveSettings({ ...required, 'commit-interval-ms': '5' }, {})).toThrow(/--commit-interval-ms/);
     expect(() => serveSettings({ ...required, 'kafka-brokers': 'no-port' }, {})).toThrow(InvalidInputError);
   });
+
+  it('refuses a table name part longer than a folder name can be, as pipeline validation does', () => {
+    const long = `t${'x'.repeat(299)}`;
+    expect(() => serveSettings({ ...required, table: `lake.${long}` }, {})).toThrow(/--table \(or THUND_SERVE_TABLE\): .*too long: 300 characters, at most 200/);
+    expect(() => serveSettings({ ...required, 'dead-letter-table': `lake.${long}` }, {})).toThrow(/--dead-letter-table .*too long/);
+    expect(serveSettings({ ...required, table: `lake.${'x'.repeat(200)}` }, {}).table).toBe(`lake.${'x'.repeat(200)}`);
+  });
 });
