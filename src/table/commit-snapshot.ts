@@ -134,7 +134,15 @@ export async function commitSnapshot<T>(
   const first = summaryForAttempt(metadata, undefined);
   if (first instanceof CommitRefusal) return { kind: 'refused', detail: first.detail, metadata, attempts: 0, outcomeWasUnknown: false };
   let attemptProperties: Readonly<Record<string, string>> = first;
-  if (!request.base.create) await checkManifestsPresent(io, request.identifier, snapshotForRef(metadata, MAIN_BRANCH));
+  // A parent's manifest list is read once: the presence check and the attempt built on it share it.
+  const listedManifests = new Map<bigint, Promise<ManifestFile[]>>();
+  const manifestsOfParent = (parent: Snapshot): Promise<ManifestFile[]> => {
+    const listed = listedManifests.get(parent.snapshotId) ?? manifestsOf(io, parent);
+    listedManifests.set(parent.snapshotId, listed);
+    return listed;
+  };
+  const baseParent = snapshotForRef(metadata, MAIN_BRANCH);
+  if (!request.base.create && baseParent !== undefined) await checkManifestsPresent(io, request.identifier, baseParent, await manifestsOfParent(baseParent));
   const rewrites = new ManifestRewrites();
   const added: PendingManifest[] =
     rowDelta !== undefined
@@ -177,7 +185,7 @@ export async function commitSnapshot<T>(
     const manifests: ManifestFile[] = [
       ...added.map((pending) => settle(pending, sequenceNumber)),
       ...(removed?.manifests ?? []).map((pending) => settle(pending, sequenceNumber)),
-      ...(removed?.kept ?? (parent === undefined ? [] : await manifestsOf(io, parent))),
+      ...(removed?.kept ?? (parent === undefined ? [] : await manifestsOfParent(parent))),
     ];
     const manifestList = manifestListLocation(metadata, snapshotId, attempt, commitId);
     const firstRowId = metadata.formatVersion === 3 ? (metadata.nextRowId ?? 0n) : undefined;

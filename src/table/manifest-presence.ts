@@ -9,6 +9,7 @@
  */
 import { formatIdentifier, type TableIdentifier } from '../../catalog/catalog.js';
 import { IcebergFormatError } from '../errors.js';
+import type { ManifestFile } from '../iceberg/data-file.js';
 import type { FileIO } from '../iceberg/file-io.js';
 import type { Snapshot } from '../iceberg/table-metadata.js';
 import { manifestsOf } from './scan.js';
@@ -19,9 +20,15 @@ const SEEN_LIMIT = 200_000;
 /** Existence checks in flight at once (each is a HEAD request on an object store). */
 const CONCURRENT_CHECKS = 16;
 
-export async function checkManifestsPresent(io: FileIO, identifier: TableIdentifier, parent: Snapshot | undefined): Promise<void> {
+/** `listed`: the parent's manifests when the caller has read its manifest list already. */
+export async function checkManifestsPresent(
+  io: FileIO,
+  identifier: TableIdentifier,
+  parent: Snapshot | undefined,
+  listed?: readonly ManifestFile[],
+): Promise<void> {
   if (parent === undefined) return;
-  const unseen = (await manifestsOf(io, parent)).map((manifest) => manifest.manifestPath).filter((path) => !seenPresent.has(path));
+  const unseen = (listed ?? (await manifestsOf(io, parent))).map((manifest) => manifest.manifestPath).filter((path) => !seenPresent.has(path));
   const missing: string[] = [];
   for (let start = 0; start < unseen.length; start += CONCURRENT_CHECKS) {
     const batch = unseen.slice(start, start + CONCURRENT_CHECKS);
