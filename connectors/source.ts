@@ -5,6 +5,7 @@
  */
 import type { DuckDbSession } from '../src/duckdb/session.js';
 import type { SourceDataset } from '../src/pipeline/ir/dataset.js';
+import type { DeadLetterCandidate, PositionRange, SourcePosition, SourceRecord, TopicPartition } from './streaming-source.js';
 
 export interface SourceConnector {
   register(session: DuckDbSession, source: SourceDataset): Promise<void>;
@@ -13,4 +14,39 @@ export interface SourceConnector {
    * matched files' names, sizes and modification times). Absent when the connector cannot tell.
    */
   fingerprint?(session: DuckDbSession, source: SourceDataset): Promise<string>;
+}
+
+/**
+ * A source read by offsets per partition (Kafka), opened by one streaming flow for one run: its
+ * partitions' offsets now, and the records of given offset ranges. Which records a batch takes is
+ * the engine's to decide (its positions live in the table); the stream only reads.
+ */
+export interface OffsetStream {
+  /** Every partition of the source's topics with its earliest kept and next offset now. */
+  bounds(): Promise<readonly PartitionOffsets[]>;
+  /**
+   * The records of `ranges` (offsets [firstOffset, nextOffset) per partition), stopping early
+   * once `maxBytes` of keys and values are read or nothing arrives for `idleMs`; `reached` says
+   * per partition where the read stopped (the range's end when complete).
+   */
+  read(ranges: readonly PositionRange[], limits: { readonly maxBytes: number; readonly idleMs: number }): Promise<OffsetRead>;
+  close(): Promise<void>;
+}
+
+export interface PartitionOffsets extends TopicPartition {
+  readonly low: bigint;
+  readonly high: bigint;
+}
+
+export interface OffsetRead {
+  readonly records: SourceRecord<Record<string, unknown>>[];
+  readonly deadLetters: DeadLetterCandidate[];
+  /** Records consumed without a row (Debezium tombstones), counted per reason. */
+  readonly skipped: number;
+  readonly reached: readonly SourcePosition[];
+}
+
+/** Opens offset streams; `reader` names who reads (pipeline and flow), for the consumer's client id. */
+export interface OffsetStreamConnector {
+  open(source: SourceDataset, reader: string): Promise<OffsetStream>;
 }

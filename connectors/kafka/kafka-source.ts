@@ -148,6 +148,17 @@ export class KafkaSource<V> implements StreamingSource<V> {
     return [...this.owned.values()].filter((s) => s.phase === 'fetching').map((s) => ({ ...s.tp, nextOffset: s.delivered }));
   }
 
+  /**
+   * Where fetching of a partition has got to when nothing of it waits for poll: past control
+   * records (transaction markers) that poll never returns. Undefined while records wait or the
+   * partition's start is not resolved yet.
+   */
+  fetchedPosition(tp: TopicPartition): bigint | undefined {
+    const key = topicPartitionKey(tp);
+    const state = this.owned.get(key);
+    return state?.phase === 'fetching' && !this.buffer.has(key) ? state.fetched : undefined;
+  }
+
   /** Records fetched and waiting for poll (bounded per partition by maxBufferedBytesPerPartition). */
   bufferedRecords(): number {
     return this.buffer.size;

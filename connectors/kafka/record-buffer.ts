@@ -24,6 +24,11 @@ export class RecordBuffer {
     return this.bytes.get(key) ?? 0;
   }
 
+  /** Whether records of this partition wait (some may have no bytes at all). */
+  has(key: string): boolean {
+    return this.chunks.some((chunk) => chunk.key === key && chunk.next < chunk.records.length);
+  }
+
   push(key: string, records: readonly RawRecord[]): void {
     if (records.length === 0) return;
     this.chunks.push({ key, records, next: 0 });

@@ -115,7 +115,7 @@ const KafkaSourceWire = strictObject(
     format: z.literal('kafka'),
     topic: text('topic'),
     bootstrap_servers: text('bootstrap_servers').optional(),
-    value_format: z.enum(['json', 'avro', 'debezium'], { error: 'value_format must be json, avro or debezium' }).default('json'),
+    value_format: z.enum(['json', 'avro', 'debezium', 'debezium-avro'], { error: 'value_format must be json, avro, debezium or debezium-avro' }).default('json'),
     starting_offsets: z.enum(['earliest', 'latest'], { error: 'starting_offsets must be earliest or latest' }).default('earliest'),
     options: stringMap('options'),
     ...sourceCommon,

@@ -80,7 +80,7 @@ function placeSource(source: SourceDataset, streaming: boolean): Placement {
     return mapped(`@dp.temporary_view over spark.readStream.format("parquet")${source.watermark === undefined ? '' : '.withWatermark(...)'}`, notes);
   }
   if (options.valueFormat !== 'json') {
-    return native(`Kafka value format ${options.valueFormat}: the lowering decodes JSON only (${options.valueFormat === 'avro' ? 'Confluent Avro needs the schema registry' : 'the Debezium envelope is decoded by the native connector'})`);
+    return native(`Kafka value format ${options.valueFormat}: the lowering decodes JSON only (${options.valueFormat.endsWith('avro') ? 'Confluent Avro needs the schema registry' : 'the Debezium envelope is decoded by the native connector'})`);
   }
   if (source.schema === undefined) return native('Kafka JSON source without a declared schema: Spark\'s from_json needs one (declare `schema:`)');
   if (options.bootstrapServers === undefined && options.options['bootstrap.servers'] === undefined) {

@@ -4,6 +4,7 @@
  * catalog its `catalog` block names (the embedded SQLite catalog by default). One line per flow:
  * what it wrote (or that it was up to date), its expectation counts and late rows, schema changes.
  */
+import { kafkaOffsetStreams } from '../../../connectors/kafka/kafka-offset-stream.js';
 import { formatIdentifier } from '../../../catalog/catalog.js';
 import { NativeBackend } from '../../backend/native/native-backend.js';
 import type { FlowRunSummary, RunEvent, RunResult } from '../../backend/run-event.js';
@@ -54,6 +55,7 @@ export async function runCommand(
       catalog: opened.catalog,
       io: opened.io,
       sources,
+      streams: kafkaOffsetStreams(),
       onWrite: (flow, result) => written.set(flow.name, result),
       onPublish: (flow, result) => published.set(flow.name, result),
     });

@@ -7,7 +7,7 @@
  * before anything runs.
  */
 import type { Catalog } from '../../../catalog/catalog.js';
-import type { SourceConnector } from '../../../connectors/source.js';
+import type { OffsetStreamConnector, SourceConnector } from '../../../connectors/source.js';
 import { asRunError, runGraph } from '../../engine/graph/run-graph.js';
 import type { FlowRunResult } from '../../engine/run-flow.js';
 import type { FileIO } from '../../iceberg/file-io.js';
@@ -35,6 +35,8 @@ export interface NativeBackendOptions {
   readonly onPublish?: (flow: Flow, published: Published) => void;
   /** Makes the Kafka producers of flows into sinks (default kafkajs). */
   readonly producerClient?: ProducerClientFactory;
+  /** Opens the Kafka sources streaming flows read (the app gives the Kafka connector's). */
+  readonly streams?: OffsetStreamConnector;
 }
 
 const CAPABILITIES: Capabilities = {
@@ -98,6 +100,7 @@ export class NativeBackend implements ExecBackend {
       ...(this.options.onWrite === undefined ? {} : { onWrite: this.options.onWrite }),
       ...(this.options.onPublish === undefined ? {} : { onPublish: this.options.onPublish }),
       ...(this.options.producerClient === undefined ? {} : { producerClient: this.options.producerClient }),
+      ...(this.options.streams === undefined ? {} : { streams: this.options.streams }),
     });
   }
 }

@@ -4,6 +4,7 @@
  * and the run's events; a flow step owns reading its input, its operators and its commits.
  */
 import type { Catalog } from '../../../catalog/catalog.js';
+import type { OffsetStreamConnector } from '../../../connectors/source.js';
 import type { FlowCounts } from '../../backend/run-event.js';
 import type { DuckDbSession } from '../../duckdb/session.js';
 import type { FileIO } from '../../iceberg/file-io.js';
@@ -31,6 +32,8 @@ export interface FlowContext {
   /** Reports a committed micro-batch (streaming flows) as a flow-progress event. */
   progress(batch: number, counts: FlowCounts): void;
   readonly signal?: AbortSignal;
+  /** Opens the Kafka sources a streaming flow reads; absent, such a flow is refused. */
+  readonly streams?: OffsetStreamConnector;
 }
 
 export interface FlowOutcome {

@@ -11,7 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Catalog } from '../../../catalog/catalog.js';
-import type { SourceConnector } from '../../../connectors/source.js';
+import type { OffsetStreamConnector, SourceConnector } from '../../../connectors/source.js';
 import { emptyCounts, type FlowCounts, type FlowRunSummary, type FlowSkip, type RunError, type RunEvent, type RunResult } from '../../backend/run-event.js';
 import { DuckDbSession } from '../../duckdb/session.js';
 import { ThundError } from '../../errors.js';
@@ -58,6 +58,8 @@ export interface GraphRunRequest {
   onPublish?(flow: Flow, published: Published): void;
   /** Makes the Kafka producers of flows into sinks (default kafkajs). */
   readonly producerClient?: ProducerClientFactory;
+  /** Opens the Kafka sources streaming flows read. */
+  readonly streams?: OffsetStreamConnector;
 }
 
 export async function runGraph(request: GraphRunRequest): Promise<RunResult> {
@@ -171,6 +173,7 @@ async function runOne(step: FlowStep): Promise<FlowRan> {
       tempDir,
       progress: (batch, counts) => request.emit({ at: Date.now(), pipeline: graph.name, phase: 'flow-progress', flow: flow.name, batch, counts }),
       ...(request.signal === undefined ? {} : { signal: request.signal }),
+      ...(request.streams === undefined ? {} : { streams: request.streams }),
     };
     let outcome: FlowOutcome;
     if (isStreamingFlow(flow)) {

@@ -33,7 +33,7 @@ export interface KafkaSourceOptions {
   readonly format: 'kafka';
   readonly topic: string;
   readonly bootstrapServers?: string;
-  readonly valueFormat: 'json' | 'avro' | 'debezium';
+  readonly valueFormat: 'json' | 'avro' | 'debezium' | 'debezium-avro';
   readonly startingOffsets: 'earliest' | 'latest';
   readonly options: Readonly<Record<string, string>>;
 }

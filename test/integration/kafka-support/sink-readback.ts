@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { Kafka, logLevel, type KafkaMessage } from 'kafkajs';
 import { expect } from 'vitest';
 import { createParquetSourceConnector } from '../../../connectors/parquet/parquet-source.js';
+import type { OffsetStreamConnector } from '../../../connectors/source.js';
 import type { OpenedCatalog } from '../../../src/app/open-catalog.js';
 import { NativeBackend } from '../../../src/backend/native/native-backend.js';
 import type { RunEvent, RunResult } from '../../../src/backend/run-event.js';
@@ -102,7 +103,11 @@ export interface SinkRunPlace {
   readonly opened: OpenedCatalog;
 }
 
-export async function runSinkSpec(place: SinkRunPlace, spec: string, options: { fullRefresh?: boolean; producerClient?: ProducerClientFactory } = {}): Promise<SinkRun> {
+export async function runSinkSpec(
+  place: SinkRunPlace,
+  spec: string,
+  options: { fullRefresh?: boolean; producerClient?: ProducerClientFactory; streams?: OffsetStreamConnector } = {},
+): Promise<SinkRun> {
   const specPath = join(place.work, 'pipeline.yaml');
   writeFileSync(specPath, spec);
   const parsed = parsePipelineDefinition(spec, specPath);
@@ -119,6 +124,7 @@ export async function runSinkSpec(place: SinkRunPlace, spec: string, options: { 
       sources,
       onPublish: (_flow, what) => published.push(what),
       ...(options.producerClient === undefined ? {} : { producerClient: options.producerClient }),
+      ...(options.streams === undefined ? {} : { streams: options.streams }),
     });
     const handle = backend.run(inferred.graph, { fullRefresh: options.fullRefresh === true });
     const events: RunEvent[] = [];

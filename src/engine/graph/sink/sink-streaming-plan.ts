@@ -12,15 +12,15 @@ import type { Flow } from '../../../pipeline/ir/flow.js';
 import { findDataset } from '../../../pipeline/ir/graph.js';
 import { formatOrigin } from '../../../pipeline/ir/origin.js';
 import { flowQuery } from '../flow-query.js';
-import { parquetInput, tableInput } from '../streaming/stream-input.js';
+import { parquetInput, tableInput, type FileInput } from '../streaming/stream-input.js';
 import { joinsStreams } from '../streaming/stream-joins.js';
 import { streamReadKey } from '../streaming/stream-rewrite.js';
-import type { StreamedInput } from '../streaming/streaming-plan.js';
 import type { SinkFlowContext } from './sink-flow-context.js';
 
 export interface SinkStreamPlan {
   readonly sql: string;
-  readonly inputs: readonly StreamedInput[];
+  /** Per streamed read: streamReadKey of the name the SQL reads, and the input. */
+  readonly inputs: readonly { readonly key: string; readonly input: FileInput }[];
 }
 
 const STATELESS_ONLY = 'a sink receives each micro-batch once and cannot update what it published, so only stateless queries (filters, projections, joins with tables) may write to it';
@@ -34,7 +34,7 @@ export async function planSinkStream(context: SinkFlowContext): Promise<SinkStre
     throw refused(flow, target, `it aggregates the stream (GROUP BY, aggregate functions or time windows); ${STATELESS_ONLY}. Aggregate into a streaming table and publish from there`);
   }
   if (flow.outputMode !== 'append') throw refused(flow, target, `output mode ${flow.outputMode}; a sink takes appended rows only (output_mode: append)`);
-  const inputs: StreamedInput[] = [];
+  const inputs: { key: string; input: FileInput }[] = [];
   for (const read of flow.dependencies.reads.filter((r) => r.streaming)) {
     const key = streamReadKey(read.name);
     if (inputs.some((input) => input.key === key)) continue;

@@ -31,6 +31,8 @@ export const CHECKPOINT = z.object({
   batches: z.number().int().nonnegative(),
   /** Per streamed source (by name): the files already processed. */
   positions: z.record(z.string(), z.array(z.string())),
+  /** Per Kafka source (by name): per topic, per partition, the next offset to read (int64 as decimal text). */
+  offsets: z.record(z.string(), z.record(z.string(), z.record(z.string().regex(/^\d{1,10}$/), z.string().regex(/^\d{1,19}$/)))).optional(),
   /** The state files beside checkpoint.json. */
   stateFiles: z.array(z.string()),
 });

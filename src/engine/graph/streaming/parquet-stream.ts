@@ -15,9 +15,14 @@ export const DEFAULT_MAX_FILES_PER_BATCH = 100;
 /** Table property: the most rows one micro-batch takes (counted from the files' Parquet footers); no limit by default. */
 export const MAX_ROWS_PER_BATCH_PROPERTY = 'thund.stream.max-rows-per-batch';
 
+/** Table property: the most key and value bytes one micro-batch of a Kafka source reads (default 64 MiB). */
+export const MAX_BYTES_PER_BATCH_PROPERTY = 'thund.stream.max-bytes-per-batch';
+
 export interface BatchLimits {
   readonly maxFiles: number;
+  /** Rows of files (from their footers), or records (offsets) of a Kafka source. */
   readonly maxRows?: number;
+  readonly maxBytes?: number;
 }
 
 const isRemote = (path: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.test(path) && !path.startsWith('file://');
@@ -25,7 +30,8 @@ const isRemote = (path: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.test(path
 export function batchLimits(properties: Readonly<Record<string, string>>, flowName: string): BatchLimits {
   const maxFiles = positiveInteger(properties, MAX_FILES_PER_BATCH_PROPERTY, flowName) ?? DEFAULT_MAX_FILES_PER_BATCH;
   const maxRows = positiveInteger(properties, MAX_ROWS_PER_BATCH_PROPERTY, flowName);
-  return maxRows === undefined ? { maxFiles } : { maxFiles, maxRows };
+  const maxBytes = positiveInteger(properties, MAX_BYTES_PER_BATCH_PROPERTY, flowName);
+  return { maxFiles, ...(maxRows === undefined ? {} : { maxRows }), ...(maxBytes === undefined ? {} : { maxBytes }) };
 }
 
 function positiveInteger(properties: Readonly<Record<string, string>>, property: string, flowName: string): number | undefined {

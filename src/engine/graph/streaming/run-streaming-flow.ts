@@ -25,7 +25,8 @@ import type { FlowContext, FlowOutcome } from '../flow-context.js';
 import { CheckpointStore, checkpointSummaryKey, type SavedCheckpoint } from './checkpoint-store.js';
 import { AggregationStage, StatelessStage, type FlowStage } from './flow-stage.js';
 import { batchLimits } from './parquet-stream.js';
-import { pendingFileBatches, type PendingBatch } from './pending-batches.js';
+import { checkpointPositions, positionsOf } from './checkpoint-positions.js';
+import type { InputPosition, InputRound } from './input-round.js';
 import { planStreamingFlow, type StreamingPlan } from './streaming-plan.js';
 import { TableBatchSink } from './table-batch-sink.js';
 import type { BatchSink } from './batch-sink.js';
@@ -47,15 +48,19 @@ export async function runStreamingFlow(context: FlowContext): Promise<FlowOutcom
   let totals: FlowCounts = { rowsRead: 0, rowsWritten: 0, lateRows: 0, expectations: [] };
   let snapshotId: bigint | undefined;
   let batches = 0;
-  for (let replans = 0; ; replans += 1) {
-    const round = await runFromTable(run, batches);
-    totals = add(totals, round.counts);
-    batches = round.batches;
-    if (round.snapshotId !== undefined) snapshotId = round.snapshotId;
-    if (round.stale === undefined) break;
-    // Another run of this flow committed first: its positions are the table's now, and a full
-    // refresh that lost the race would replace what that run landed, so it stops instead.
-    if (context.fullRefresh || replans >= MAX_REPLANS) throw round.stale;
+  try {
+    for (let replans = 0; ; replans += 1) {
+      const round = await runFromTable(run, batches);
+      totals = add(totals, round.counts);
+      batches = round.batches;
+      if (round.snapshotId !== undefined) snapshotId = round.snapshotId;
+      if (round.stale === undefined) break;
+      // Another run of this flow committed first: its positions are the table's now, and a full
+      // refresh that lost the race would replace what that run landed, so it stops instead.
+      if (context.fullRefresh || replans >= MAX_REPLANS) throw round.stale;
+    }
+  } finally {
+    for (const { input } of plan.inputs) await input.close().catch(() => undefined);
   }
   return { counts: totals, ...(snapshotId === undefined ? {} : { snapshotId }) };
 }
@@ -92,13 +97,13 @@ async function runFromTable(run: FlowRun, batchesBefore: number): Promise<Round>
   const store = new CheckpointStore(session, () => table?.io ?? context.catalog.tableIO?.(identifier) ?? context.io, flow.name, context.tempDir);
   let committedPointer = CheckpointStore.pointer(table?.metadata, flow.name);
   let batches = batchesBefore;
-  const positions = new Map<string, Set<string>>(plan.inputs.map(({ input }) => [input.name, new Set<string>()]));
+  const positions = new Map<string, InputPosition | undefined>(plan.inputs.map(({ input }) => [input.name, undefined]));
   let previous: SavedCheckpoint | undefined;
   try {
     if (committedPointer !== undefined && !context.fullRefresh) {
       const restored = await store.restore(committedPointer, operators);
       batches = restored.batches;
-      for (const [source, files] of Object.entries(restored.positions)) positions.set(source, new Set(files));
+      for (const [input, position] of positionsOf(restored)) positions.set(input, position);
     }
     previous = committedPointer === undefined ? undefined : await store.filesOf(committedPointer);
   } catch (error) {
@@ -109,27 +114,33 @@ async function runFromTable(run: FlowRun, batchesBefore: number): Promise<Round>
   }
   if (committedPointer !== undefined) await store.removeLeftovers(committedPointer, CheckpointStore.superseded(table?.metadata, flow.name));
 
-  const work = await pendingBatches(context, plan, positions);
-  const location = work.length === 0 ? '' : (table?.metadata.location ?? (await newTableLocation(context)));
+  const rounds = await openRounds(context, plan, positions);
+  let location: string | undefined;
   let totals: FlowCounts = { rowsRead: 0, rowsWritten: 0, lateRows: 0, expectations: [] };
   let snapshotId: bigint | undefined;
-  for (const batch of work) {
+  // A flow without streamed inputs (a non-streaming apply-changes) has one batch: its whole input.
+  let wholeInputPending = plan.inputs.length === 0;
+  const hasWork = (): boolean => rounds !== undefined && (wholeInputPending || rounds.some((round) => round.hasMore()));
+  for (let first = true; hasWork(); first = false) {
     if (context.signal?.aborted === true) break;
+    wholeInputPending = false;
+    location ??= table?.metadata.location ?? (await newTableLocation(context));
     const inputs = new Map<string, string>();
     let rowsRead = 0;
     for (const [index, { key, input }] of plan.inputs.entries()) {
       const relation = `${prefix}__in_${index}`;
-      rowsRead += await input.stage(relation, batch.get(input.name) ?? []);
+      rowsRead += await (rounds as InputRound[])[index]!.stageNext(relation);
+      positions.set(input.name, (rounds as InputRound[])[index]!.position());
       inputs.set(key, relation);
     }
     const staged = await stage.process(inputs);
     if (run.keyColumns().length === 0 && plan.aggregation?.keyPositions !== undefined) run.setKeyColumns(await outputColumns(context, staged.output, plan.aggregation.keyPositions));
     const checked = await checkExpectations(session, context.target, staged.output, `${prefix}__checked`);
-    for (const [source, files] of batch) for (const file of files) positions.get(source)?.add(file);
-    const nextPositions = Object.fromEntries([...positions].map(([source, files]) => [source, [...files].sort()]));
+    const nextPositions = checkpointPositions(positions);
+    const tableLocation = location;
     let saved: SavedCheckpoint | undefined;
     const checkpoint = async (): Promise<Record<string, string>> => {
-      saved = await store.save(location, { batches: batches + 1, positions: nextPositions }, operators);
+      saved = await store.save(tableLocation, { batches: batches + 1, ...nextPositions }, operators);
       return { [checkpointSummaryKey(flow.name)]: saved.location };
     };
     const summary = { ...context.summary, ...expectationSummary(checked.counts) };
@@ -148,7 +159,7 @@ async function runFromTable(run: FlowRun, batchesBefore: number): Promise<Round>
     }
     if (previous !== undefined) await store.remove(previous);
     // What a run that crashed before its commit left is older than this commit now.
-    if (batch === work[0]) await store.removeLeftovers(saved.location, undefined);
+    if (first) await store.removeLeftovers(saved.location, undefined);
     previous = saved;
     committedPointer = saved.location;
     batches += 1;
@@ -194,12 +205,21 @@ function createStage(context: FlowContext, plan: StreamingPlan, prefix: string):
   });
 }
 
-/** The batches of new files; one batch for a flow without streamed inputs (its whole input). */
-async function pendingBatches(context: FlowContext, plan: StreamingPlan, positions: ReadonlyMap<string, ReadonlySet<string>>): Promise<PendingBatch[]> {
-  if (plan.inputs.length === 0) return [new Map()];
+/**
+ * A round per streamed input from its position; undefined when an input has nothing at all yet
+ * (it cannot give its columns, so there is nothing to run).
+ */
+async function openRounds(context: FlowContext, plan: StreamingPlan, positions: ReadonlyMap<string, InputPosition | undefined>): Promise<InputRound[] | undefined> {
   const trigger = context.flow.streaming.trigger?.kind ?? 'available-now';
-  const limits = trigger === 'once' ? { maxFiles: Number.MAX_SAFE_INTEGER } : batchLimits(context.target.table.properties, context.flow.name);
-  return pendingFileBatches(context.flow, plan.inputs, (input) => positions.get(input) ?? new Set<string>(), limits);
+  const everything = Number.MAX_SAFE_INTEGER;
+  const limits = trigger === 'once' ? { maxFiles: everything, maxRows: everything, maxBytes: everything } : batchLimits(context.target.table.properties, context.flow.name);
+  const rounds: InputRound[] = [];
+  for (const { input } of plan.inputs) {
+    const round = await input.round(positions.get(input.name), limits);
+    if (round === undefined) return undefined;
+    rounds.push(round);
+  }
+  return rounds;
 }
 
 async function outputColumns(context: FlowContext, relation: string, positions: readonly number[]): Promise<string[]> {

@@ -1,8 +1,8 @@
 /**
- * A streamed input of a flow and its position: the ordered list of items (files) it has now, of
- * which a checkpoint records the ones already processed, and how to stage some of them as one
- * DuckDB table. Two kinds: a Parquet source (its files in sorted order) and a streaming table of
- * the pipeline (its live data files in commit order: an append-only table read incrementally).
+ * A streamed input whose position is a set of files: the ordered list of items (files) it has
+ * now, of which a checkpoint records the ones already processed, and how to stage some of them as
+ * one DuckDB table. Two kinds: a Parquet source (its files in sorted order) and a streaming table
+ * of the pipeline (its live data files in commit order: an append-only table read incrementally).
  */
 import { formatIdentifier, type Catalog, type TableIdentifier } from '../../../../catalog/catalog.js';
 import { InvalidInputError, NoSuchTableError } from '../../../errors.js';
@@ -14,7 +14,7 @@ import { planScan, type ScanTask } from '../../../table/delete-planning.js';
 import { openLiveRows } from '../../../table/read-rows.js';
 import { listSourceFiles, parquetRowCounts, stageFiles } from './parquet-stream.js';
 
-export interface StreamInput {
+export interface FileInput {
   /** The dataset name: the key of its positions in a checkpoint. */
   readonly name: string;
   /** Every item (file) available now, in processing order. */
@@ -25,7 +25,7 @@ export interface StreamInput {
   stage(relation: string, items: readonly string[]): Promise<number>;
 }
 
-export function parquetInput(session: DuckDbSession, flowName: string, source: SourceDataset): StreamInput {
+export function parquetInput(session: DuckDbSession, flowName: string, source: SourceDataset): FileInput {
   let shape: string | undefined;
   return {
     name: source.name,
@@ -44,7 +44,7 @@ export function parquetInput(session: DuckDbSession, flowName: string, source: S
  * A processed file that is no longer live means the table's rows were replaced or deleted, which
  * a stream of appends cannot follow: the flow fails and asks for a full refresh.
  */
-export function tableInput(session: DuckDbSession, catalog: Catalog, io: FileIO, flowName: string, table: TableDataset): StreamInput {
+export function tableInput(session: DuckDbSession, catalog: Catalog, io: FileIO, flowName: string, table: TableDataset): FileInput {
   const identifier: TableIdentifier = table.table.identifier;
   let tasks = new Map<string, ScanTask>();
   let loaded: Awaited<ReturnType<Catalog['loadTable']>> | undefined;

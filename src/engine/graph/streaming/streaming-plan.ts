@@ -1,8 +1,9 @@
 /**
  * How a streaming flow runs, decided from the graph before any batch: which streamed reads it has
- * (Parquet sources read by files, streaming tables read by their appended data files), whether it
+ * (Parquet sources read by files, streaming tables read by their appended data files, Kafka
+ * topics read by offsets), whether it
  * is a stateful aggregation (and its window, watermark and update keys), and what it refuses
- * (Kafka in thund run, stream-stream joins, …), each refusal naming the flow and its file:line.
+ * (stream-stream joins, …), each refusal naming the flow and its file:line.
  */
 import { InvalidInputError } from '../../../errors.js';
 import { findDataset } from '../../../pipeline/ir/graph.js';
@@ -11,7 +12,9 @@ import type { Watermark } from '../../../pipeline/ir/streaming.js';
 import type { Flow } from '../../../pipeline/ir/flow.js';
 import type { FlowContext } from '../flow-context.js';
 import { aggregationShape, type AggregationShape } from './aggregation-shape.js';
-import { parquetInput, tableInput, type StreamInput } from './stream-input.js';
+import { fileStreamInput, type StreamInput } from './input-round.js';
+import { kafkaInput } from './kafka-input.js';
+import { parquetInput, tableInput } from './stream-input.js';
 import { joinsStreams } from './stream-joins.js';
 import { streamReadKey } from './stream-rewrite.js';
 import { flowQuery } from '../flow-query.js';
@@ -42,16 +45,19 @@ export async function planStreamingFlow(context: FlowContext): Promise<Streaming
     const dataset = findDataset(graph, read.name);
     if (dataset === undefined) throw refused(flow, `STREAM(${read.name}) reads no dataset of the pipeline`);
     if (dataset.kind === 'streaming-table') {
-      inputs.push({ key, input: tableInput(context.session, context.catalog, context.io, flow.name, dataset) });
+      inputs.push({ key, input: fileStreamInput(flow, tableInput(context.session, context.catalog, context.io, flow.name, dataset)) });
       continue;
     }
     if (dataset.kind !== 'source') {
       throw refused(flow, `STREAM(${read.name}) reads the ${dataset.kind.replace('-', ' ')} ${dataset.name}; a stream reads sources and streaming tables`);
     }
+    const watermark = dataset.watermark === undefined ? {} : { watermark: dataset.watermark };
     if (dataset.source.format === 'kafka') {
-      throw refused(flow, `STREAM(${read.name}) reads the Kafka topic ${dataset.source.topic}; thund run does not stream Kafka yet (thund serve does)`);
+      if (context.streams === undefined) throw refused(flow, `STREAM(${read.name}) reads the Kafka topic ${dataset.source.topic}, and this run has no Kafka reader`);
+      inputs.push({ key, input: kafkaInput(context, dataset, context.streams), ...watermark });
+      continue;
     }
-    inputs.push({ key, input: parquetInput(context.session, flow.name, dataset), ...(dataset.watermark === undefined ? {} : { watermark: dataset.watermark }) });
+    inputs.push({ key, input: fileStreamInput(flow, parquetInput(context.session, flow.name, dataset)), ...watermark });
   }
   if (inputs.length > 0 && (await joinsStreams(context.session, sql))) {
     throw refused(flow, 'it joins two streams; stream-stream joins are not supported (join a stream with a table, or UNION ALL streams)');

@@ -10,6 +10,7 @@ import { quoteLiteral } from '../../../../src/duckdb/session.js';
 import { createApplyChangesSink } from '../../../../src/engine/graph/apply-changes-sink.js';
 import { isTableDataset } from '../../../../src/pipeline/ir/dataset.js';
 import { loadPipelineDefinition } from '../../../../src/pipeline/spec-to-ir.js';
+import { scd2HistoryOf } from '../../../support/scd2-reference.js';
 import { rowsOf } from '../engine-test-helpers.js';
 import { graphContext, identifierOf, openWarehouse, scanTarget, type Warehouse } from './cdc-sink-fixture.js';
 
@@ -23,20 +24,7 @@ afterEach(async () => {
   await warehouse.close();
 });
 
-/** The SCD2 history of all events: a version opens at a create, after a delete or at a change; it ends at the key's next event. */
-const FLOOR = `
-  WITH events AS (
-    SELECT unnest(CASE WHEN op = 'd' THEN before ELSE after END), source.lsn AS seq, CASE WHEN op = 'd' THEN 'delete' ELSE 'upsert' END AS kind
-    FROM read_parquet(${quoteLiteral(`${EXAMPLE}data/changes/*.parquet`)})),
-  flagged AS (
-    SELECT *, CASE WHEN kind = 'upsert' AND (lag(kind) OVER w IS NULL OR lag(kind) OVER w = 'delete' OR name IS DISTINCT FROM lag(name) OVER w
-                   OR email IS DISTINCT FROM lag(email) OVER w OR tier IS DISTINCT FROM lag(tier) OVER w) THEN 1 ELSE 0 END AS opens,
-           lead(seq) OVER w AS next_seq
-    FROM events WINDOW w AS (PARTITION BY id ORDER BY seq)),
-  numbered AS (SELECT *, sum(opens) OVER (PARTITION BY id ORDER BY seq ROWS UNBOUNDED PRECEDING) AS version FROM flagged)
-  SELECT id, arg_max_null(name, seq) AS name, arg_max_null(email, seq) AS email, arg_max_null(tier, seq) AS tier,
-         min(seq) AS __START_AT, arg_max_null(next_seq, seq) AS __END_AT
-  FROM numbered WHERE kind = 'upsert' GROUP BY id, version ORDER BY id, __START_AT`;
+const FLOOR = scd2HistoryOf(`read_parquet(${quoteLiteral(`${EXAMPLE}data/changes/*.parquet`)})`);
 
 it('lands the Debezium events of the example as the SCD2 history one statement computes, one snapshot per file', async () => {
   const loaded = await loadPipelineDefinition(`${EXAMPLE}pipeline.yaml`);

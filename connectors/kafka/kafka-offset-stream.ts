@@ -1,0 +1,192 @@
+/**
+ * OffsetStream over Kafka: reads exactly the offset ranges the engine asks for, in order, through
+ * the same positioned KafkaSource serve uses (its own consumer group, so it is assigned every
+ * partition; positions only from seeks). Records fetched past a range's end wait for the next
+ * read, which usually starts there; a read that starts elsewhere (the engine re-planned from the
+ * table's positions) seeks and forgets them. A partition whose range ends in control records
+ * (transaction markers, which are never returned) is complete once fetching passed its end.
+ */
+import { randomUUID } from 'node:crypto';
+import type { OffsetRead, OffsetStream, OffsetStreamConnector, PartitionOffsets } from '../source.js';
+import { topicPartitionKey, type DeadLetterCandidate, type PositionRange, type SourcePosition, type SourceRecord, type TopicPartition } from '../streaming-source.js';
+import type { ConsumerClient } from './consumer-client.js';
+import { KafkaSource } from './kafka-source.js';
+import { KafkaSourceError } from './kafka-source-error.js';
+import { kafkaJs, kafkaJsPartitionBounds, type KafkaJsClientOptions } from './kafkajs-consumer.js';
+import { pipelineKafkaSource, type PipelineKafkaSource } from './pipeline-source-options.js';
+import { WorkerConsumerClient } from './worker-consumer-client.js';
+
+type Item = { readonly kind: 'record'; readonly record: SourceRecord<Record<string, unknown>> } | { readonly kind: 'dead'; readonly letter: DeadLetterCandidate };
+
+interface Cursor {
+  readonly tp: TopicPartition;
+  /** Every offset below it was returned by a read (or consumed without a row). */
+  handed: bigint;
+  /** The source returned everything below it. */
+  delivered: bigint;
+  /** Items at or above `handed`, in offset order, fetched but not returned yet. */
+  pending: Item[];
+}
+
+const MAX_POLL_RECORDS = 20_000;
+const POLL_WAIT_MS = 200;
+
+export interface KafkaOffsetStreamOptions {
+  readonly settings: PipelineKafkaSource;
+  /** Names the reader in the consumer's client id and group. */
+  readonly reader: string;
+  /** Another client (tests); default the worker-thread kafkajs consumer. */
+  readonly client?: (options: KafkaJsClientOptions & { readonly checkJson: boolean }) => ConsumerClient;
+}
+
+export class KafkaOffsetStream implements OffsetStream {
+  private source: KafkaSource<Record<string, unknown>> | undefined;
+  private readonly cursors = new Map<string, Cursor>();
+  private lastBounds = new Map<string, PartitionOffsets>();
+  private readonly clientOptions: KafkaJsClientOptions;
+
+  constructor(private readonly options: KafkaOffsetStreamOptions) {
+    const { settings, reader } = options;
+    const clientId = `thund-${reader}`.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 200);
+    this.clientOptions = {
+      brokers: settings.brokers,
+      // A group of its own: this reader is assigned every partition and never shares them.
+      groupId: `${clientId}-${randomUUID()}`,
+      clientId,
+      ...(settings.connection === undefined ? {} : { connection: settings.connection }),
+    };
+  }
+
+  async bounds(): Promise<readonly PartitionOffsets[]> {
+    const kafka = kafkaJs(this.clientOptions);
+    const all: PartitionOffsets[] = [];
+    for (const topic of this.options.settings.topics) {
+      let bounds;
+      try {
+        bounds = await kafkaJsPartitionBounds(kafka, topic);
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        throw new KafkaSourceError(
+          /does not host this topic-partition|UNKNOWN_TOPIC|not exist/i.test(message)
+            ? `Kafka topic "${topic}" does not exist on the brokers (${this.clientOptions.brokers.join(', ')})`
+            : `Kafka topic "${topic}": cannot read its offsets from ${this.clientOptions.brokers.join(', ')}: ${message}`,
+          { cause: error, retryable: true, context: { topic } },
+        );
+      }
+      for (const b of bounds) all.push({ topic, partition: b.partition, low: b.low, high: b.high });
+    }
+    this.lastBounds = new Map(all.map((b) => [topicPartitionKey(b), b]));
+    return all;
+  }
+
+  async read(ranges: readonly PositionRange[], limits: { readonly maxBytes: number; readonly idleMs: number }): Promise<OffsetRead> {
+    const wanted = ranges.filter((r) => r.nextOffset > r.firstOffset);
+    const source = await this.opened(wanted);
+    const byKey = new Map(wanted.map((r) => [topicPartitionKey(r), r]));
+    const moved: SourcePosition[] = [];
+    for (const r of wanted) {
+      const key = topicPartitionKey(r);
+      const cursor = this.cursors.get(key);
+      if (cursor !== undefined && cursor.handed === r.firstOffset) continue;
+      this.cursors.set(key, { tp: { topic: r.topic, partition: r.partition }, handed: r.firstOffset, delivered: r.firstOffset, pending: [] });
+      moved.push({ topic: r.topic, partition: r.partition, nextOffset: r.firstOffset });
+    }
+    if (moved.length > 0) source.seek(moved);
+    const idle = [...this.cursors.values()].filter((c) => !byKey.has(topicPartitionKey(c.tp))).map((c) => c.tp);
+    source.pause(idle);
+    source.resume(wanted);
+
+    const records: SourceRecord<Record<string, unknown>>[] = [];
+    const deadLetters: DeadLetterCandidate[] = [];
+    let bytes = 0;
+    let skipped = 0;
+    const take = (cursor: Cursor, end: bigint): void => {
+      while (cursor.pending.length > 0 && bytes < limits.maxBytes) {
+        const item = cursor.pending[0] as Item;
+        const offset = item.kind === 'record' ? item.record.offset : item.letter.offset;
+        if (offset >= end) break;
+        cursor.pending.shift();
+        if (item.kind === 'record') {
+          records.push(item.record);
+          bytes += (item.record.key?.length ?? 0) + (item.record.raw?.length ?? item.record.json?.length ?? 0);
+        } else {
+          deadLetters.push(item.letter);
+          bytes += (item.letter.key?.length ?? 0) + (item.letter.value?.length ?? 0);
+        }
+        cursor.handed = offset + 1n;
+      }
+    };
+    const complete = (r: PositionRange): boolean => {
+      const cursor = this.cursors.get(topicPartitionKey(r)) as Cursor;
+      take(cursor, r.nextOffset);
+      if (cursor.pending.length > 0 && firstOffset(cursor.pending) < r.nextOffset) return false;
+      const fetched = cursor.pending.length === 0 ? source.fetchedPosition(r) : undefined;
+      const through = maxOf(cursor.delivered, fetched ?? 0n);
+      if (through > cursor.handed) cursor.handed = minOf(through, r.nextOffset);
+      return cursor.handed >= r.nextOffset;
+    };
+    let quietSince = Date.now();
+    while (bytes < limits.maxBytes && !wanted.every(complete)) {
+      const polled = await source.poll(MAX_POLL_RECORDS, POLL_WAIT_MS);
+      if (polled.ranges.length === 0) {
+        if (Date.now() - quietSince >= limits.idleMs) break;
+        continue;
+      }
+      quietSince = Date.now();
+      for (const n of Object.values(polled.skipped)) skipped += n;
+      for (const record of polled.records) this.park(record.topic, record.partition, record.offset, { kind: 'record', record });
+      for (const letter of polled.deadLetters) this.park(letter.topic, letter.partition, letter.offset, { kind: 'dead', letter });
+      for (const range of polled.ranges) {
+        const cursor = this.cursors.get(topicPartitionKey(range));
+        if (cursor !== undefined && range.nextOffset > cursor.delivered) cursor.delivered = range.nextOffset;
+      }
+    }
+    for (const r of wanted) complete(r);
+    const reached = wanted.map((r) => ({ topic: r.topic, partition: r.partition, nextOffset: (this.cursors.get(topicPartitionKey(r)) as Cursor).handed }));
+    return { records, deadLetters, skipped, reached };
+  }
+
+  async close(): Promise<void> {
+    const source = this.source;
+    this.source = undefined;
+    await source?.close();
+  }
+
+  /** Keeps a fetched item for its partition, unless it lies below what was already returned. */
+  private park(topic: string, partition: number, offset: bigint, item: Item): void {
+    const cursor = this.cursors.get(topicPartitionKey({ topic, partition }));
+    if (cursor === undefined || offset < cursor.handed) return;
+    cursor.pending.push(item);
+  }
+
+  private async opened(wanted: readonly PositionRange[]): Promise<KafkaSource<Record<string, unknown>>> {
+    if (this.source !== undefined) return this.source;
+    const { settings } = this.options;
+    const options = { ...this.clientOptions, checkJson: settings.checkJson };
+    const client = this.options.client?.(options) ?? new WorkerConsumerClient(options);
+    const source = new KafkaSource<Record<string, unknown>>({ topics: settings.topics, decoder: settings.decoder, client });
+    // Partitions without work start at their end, so nothing is fetched for them until a read seeks them.
+    const start = new Map<string, SourcePosition>([...this.lastBounds.values()].map((b) => [topicPartitionKey(b), { topic: b.topic, partition: b.partition, nextOffset: b.high }]));
+    for (const r of wanted) {
+      start.set(topicPartitionKey(r), { topic: r.topic, partition: r.partition, nextOffset: r.firstOffset });
+      this.cursors.set(topicPartitionKey(r), { tp: { topic: r.topic, partition: r.partition }, handed: r.firstOffset, delivered: r.firstOffset, pending: [] });
+    }
+    await source.open([...start.values()]);
+    this.source = source;
+    return source;
+  }
+}
+
+const firstOffset = (items: readonly Item[]): bigint => {
+  const item = items[0] as Item;
+  return item.kind === 'record' ? item.record.offset : item.letter.offset;
+};
+const maxOf = (a: bigint, b: bigint): bigint => (a > b ? a : b);
+const minOf = (a: bigint, b: bigint): bigint => (a < b ? a : b);
+
+/** Opens Kafka offset streams for a pipeline's `format: kafka` sources. */
+export function kafkaOffsetStreams(env: Readonly<Record<string, string | undefined>> = process.env): OffsetStreamConnector {
+  return {
+    open: async (source, reader) => new KafkaOffsetStream({ settings: pipelineKafkaSource(source, env), reader }),
+  };
+}

@@ -1,0 +1,159 @@
+/**
+ * A pipeline's `format: kafka` source as the connector reads it: brokers, the value decoder and
+ * the connection (TLS, SASL), from the source's fields and its `options` (all strings):
+ *
+ *   sources:
+ *     customer_changes:
+ *       format: kafka
+ *       topic: shop.public.customers
+ *       bootstrap_servers: ${THUND_KAFKA_BROKERS}    # default THUND_KAFKA_BROKERS
+ *       value_format: debezium                       # json | avro | debezium | debezium-avro
+ *       options:
+ *         security_protocol: SASL_SSL                # PLAINTEXT (default) | SSL | SASL_PLAINTEXT | SASL_SSL
+ *         sasl_mechanism: SCRAM-SHA-512              # PLAIN | SCRAM-SHA-256 | SCRAM-SHA-512
+ *         sasl_username_env: KAFKA_USER              # secrets only through environment variables
+ *         sasl_password_env: KAFKA_PASSWORD
+ *         ssl_ca_file: /etc/kafka/ca.pem             # extra CA certificates (PEM)
+ *         schema_registry_url_env: THUND_KAFKA_SCHEMA_REGISTRY_URL   # avro formats
+ *         schema_registry_username_env: …            # with schema_registry_password_env
+ *         dead_letter_table: lake.orders_dead_letters  # default <flow's namespace>.<source>_dead_letters
+ *
+ * Dotted option names (kafka.security.protocol, startingOffsets, …) are Spark's, passed on by
+ * `thund lower`; the native reader ignores them.
+ *
+ * Errors name the source and the option (and the variable), never a secret's value.
+ */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { InvalidInputError } from '../../src/errors.js';
+import type { SourceDataset } from '../../src/pipeline/ir/dataset.js';
+import { ConfluentAvroDecoder } from './avro-decoder.js';
+import { debeziumEnvelopeDecoder } from './debezium-envelope-decoder.js';
+import { JsonDecoder } from './json-decoder.js';
+import { JsonSafeDecoder } from './json-safe-values.js';
+import type { KafkaJsClientOptions } from './kafkajs-consumer.js';
+import type { RecordDecoder } from './record-decoder.js';
+import { basicAuthFromEnv, SchemaRegistryClient } from './schema-registry-client.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export interface PipelineKafkaSource {
+  readonly topics: readonly string[];
+  readonly brokers: readonly string[];
+  readonly connection?: KafkaJsClientOptions['connection'];
+  readonly decoder: RecordDecoder<Record<string, unknown>>;
+  /** Whether values are JSON objects the consumer may check as bytes (the staging fast path). */
+  readonly checkJson: boolean;
+  readonly deadLetterTable?: string;
+}
+
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name');
+const OPTIONS = z.strictObject({
+  security_protocol: z.enum(['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL'], { error: 'PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL' }).optional(),
+  sasl_mechanism: z.enum(['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'], { error: 'PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512' }).optional(),
+  sasl_username_env: envName.optional(),
+  sasl_password_env: envName.optional(),
+  ssl_ca_file: z.string().min(1).optional(),
+  schema_registry_url_env: envName.optional(),
+  schema_registry_username_env: envName.optional(),
+  schema_registry_password_env: envName.optional(),
+  dead_letter_table: z.string().regex(/^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)+$/, 'a table name with its namespace (ns.table)').optional(),
+});
+type Options = z.infer<typeof OPTIONS>;
+
+export function pipelineKafkaSource(source: SourceDataset, env: Env = process.env): PipelineKafkaSource {
+  if (source.source.format !== 'kafka') throw new InvalidInputError(`source ${source.name} is not a Kafka source`);
+  const kafka = source.source;
+  const fail = (message: string, option?: string): never => {
+    throw new InvalidInputError(`Kafka source "${source.name}": ${message}`, { context: { source: source.name, ...(option === undefined ? {} : { option }) } });
+  };
+  // Dotted names are Spark's and Kafka's own options (for `thund lower`); the native reader takes only the brokers from them.
+  const own = Object.fromEntries(Object.entries(kafka.options).filter(([name]) => !name.includes('.')));
+  const parsed = OPTIONS.safeParse(own);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const option = issue?.code === 'unrecognized_keys' ? issue.keys.join(', ') : String(issue?.path[0] ?? '');
+    fail(issue?.code === 'unrecognized_keys' ? `unknown option ${option}` : `option ${option}: ${issue?.message ?? 'invalid'}`, option);
+  }
+  const options = parsed.data as Options;
+  const brokerList = kafka.bootstrapServers ?? kafka.options['kafka.bootstrap.servers'] ?? kafka.options['bootstrap.servers'] ?? env['THUND_KAFKA_BROKERS'];
+  if (brokerList === undefined || brokerList.trim() === '') fail('bootstrap_servers is required (or set THUND_KAFKA_BROKERS)', 'bootstrap_servers');
+  const brokers = (brokerList as string).split(',').map((b) => b.trim()).filter((b) => b !== '');
+  const bad = brokers.find((b) => !/^[^\s:]+:\d{1,5}$/.test(b));
+  if (bad !== undefined) fail(`bootstrap_servers: "${bad}" is not host:port`, 'bootstrap_servers');
+  const connection = connectionOf(options, env, fail);
+  const decoder = decoderOf(kafka.valueFormat, options, env, fail);
+  return {
+    topics: [kafka.topic],
+    brokers,
+    ...(connection === undefined ? {} : { connection }),
+    decoder,
+    checkJson: kafka.valueFormat === 'json',
+    ...(options.dead_letter_table === undefined ? {} : { deadLetterTable: options.dead_letter_table }),
+  };
+}
+
+type Fail = (message: string, option?: string) => never;
+
+function connectionOf(options: Options, env: Env, fail: Fail): KafkaJsClientOptions['connection'] {
+  const protocol = options.security_protocol ?? (options.sasl_mechanism === undefined ? 'PLAINTEXT' : 'SASL_PLAINTEXT');
+  const tls = protocol === 'SSL' || protocol === 'SASL_SSL';
+  const sasl = protocol === 'SASL_PLAINTEXT' || protocol === 'SASL_SSL';
+  if (!tls && options.ssl_ca_file !== undefined) fail(`ssl_ca_file needs security_protocol SSL or SASL_SSL (it is ${protocol})`, 'ssl_ca_file');
+  if (!sasl && (options.sasl_mechanism ?? options.sasl_username_env ?? options.sasl_password_env) !== undefined) {
+    fail(`SASL options need security_protocol SASL_PLAINTEXT or SASL_SSL (it is ${protocol})`, 'security_protocol');
+  }
+  let ssl: boolean | { ca: string[] } | undefined;
+  if (tls) {
+    if (options.ssl_ca_file === undefined) ssl = true;
+    else {
+      try {
+        ssl = { ca: [readFileSync(options.ssl_ca_file, 'utf8')] };
+      } catch (error) {
+        fail(`ssl_ca_file ${options.ssl_ca_file} cannot be read (${error instanceof Error ? error.message : String(error)})`, 'ssl_ca_file');
+      }
+    }
+  }
+  if (!sasl) return ssl === undefined ? undefined : { ssl };
+  const mechanism = options.sasl_mechanism ?? fail('sasl_mechanism is required with SASL', 'sasl_mechanism');
+  const secret = (option: 'sasl_username_env' | 'sasl_password_env'): string => {
+    const name = options[option] ?? fail(`${option} is required with SASL (the name of the environment variable holding it)`, option);
+    const value = env[name];
+    return value === undefined || value === '' ? fail(`${option}: environment variable ${name} is not set`, option) : value;
+  };
+  const username = secret('sasl_username_env');
+  const password = secret('sasl_password_env');
+  const credentials =
+    mechanism === 'PLAIN'
+      ? { mechanism: 'plain' as const, username, password }
+      : mechanism === 'SCRAM-SHA-256'
+        ? { mechanism: 'scram-sha-256' as const, username, password }
+        : { mechanism: 'scram-sha-512' as const, username, password };
+  return { ...(ssl === undefined ? {} : { ssl }), sasl: credentials };
+}
+
+function decoderOf(format: string, options: Options, env: Env, fail: Fail): RecordDecoder<Record<string, unknown>> {
+  switch (format) {
+    case 'json':
+      return new JsonDecoder();
+    case 'debezium':
+      return debeziumEnvelopeDecoder(new JsonDecoder({ alwaysParse: true }));
+    case 'avro':
+      return new JsonSafeDecoder(avroDecoder(options, env, fail));
+    case 'debezium-avro':
+      return new JsonSafeDecoder(debeziumEnvelopeDecoder(avroDecoder(options, env, fail)));
+    default:
+      return fail(`value_format ${format} is not json, avro, debezium or debezium-avro`, 'value_format');
+  }
+}
+
+function avroDecoder(options: Options, env: Env, fail: Fail): ConfluentAvroDecoder {
+  const variable = options.schema_registry_url_env ?? 'THUND_KAFKA_SCHEMA_REGISTRY_URL';
+  const url = env[variable];
+  if (url === undefined || url.trim() === '') fail(`Avro values need a schema registry: set ${variable} to its URL (or name another variable with schema_registry_url_env)`, 'schema_registry_url_env');
+  const auth = basicAuthFromEnv(env, {
+    usernameEnv: options.schema_registry_username_env ?? 'THUND_SCHEMA_REGISTRY_USERNAME',
+    passwordEnv: options.schema_registry_password_env ?? 'THUND_SCHEMA_REGISTRY_PASSWORD',
+  });
+  return new ConfluentAvroDecoder(new SchemaRegistryClient({ url: url as string, ...(auth === undefined ? {} : { auth }) }));
+}

@@ -1,0 +1,129 @@
+/**
+ * A Kafka source read with STREAM(): its position is the next offset per partition. A round reads
+ * the partitions' end offsets when it starts and stages batches up to them (available-now), each
+ * at most the batch's records (offsets) and bytes; a partition nothing arrives from for a while
+ * (records past the last stable offset of an open transaction) ends the round where it stands.
+ * Records land as rows of their value's fields plus `_kafka_topic`, `_kafka_partition`,
+ * `_kafka_offset`, `_kafka_timestamp` (a timestamp) and `_kafka_key`, staged like serve's batches.
+ * Records that cannot be decoded, or whose value has a field named like a coordinate column, go to
+ * the source's dead-letter table (exactly once: that table records its own positions) before the
+ * batch's rows are committed.
+ */
+import type { TableIdentifier } from '../../../../catalog/catalog.js';
+import type { OffsetStream, OffsetStreamConnector, PartitionOffsets } from '../../../../connectors/source.js';
+import { topicPartitionKey, type DeadLetterCandidate, type PositionRange, type SourcePosition } from '../../../../connectors/streaming-source.js';
+import { quoteIdentifier } from '../../../duckdb/session.js';
+import { InvalidInputError } from '../../../errors.js';
+import type { SourceDataset } from '../../../pipeline/ir/dataset.js';
+import { formatOrigin } from '../../../pipeline/ir/origin.js';
+import { RECORD_COLUMNS, reservedFieldOf, stageRecords, type JsonRecord } from '../../streaming/batch-staging.js';
+import { DeadLetterSink } from '../../streaming/dead-letter-sink.js';
+import { flowFailureToDeadLetter } from '../../streaming/dead-letters.js';
+import type { FlowContext } from '../flow-context.js';
+import type { InputRound, StreamInput } from './input-round.js';
+import { nextRanges } from './kafka-ranges.js';
+
+export const DEFAULT_KAFKA_BATCH_RECORDS = 100_000;
+export const DEFAULT_KAFKA_BATCH_BYTES = 64 * 1024 * 1024;
+/** How long a round waits for records that the end offsets promise before it ends where it stands. */
+const IDLE_MS = 15_000;
+
+export function kafkaInput(context: FlowContext, source: SourceDataset, connector: OffsetStreamConnector): StreamInput {
+  const { flow, session } = context;
+  let stream: OffsetStream | undefined;
+  let deadLetters: DeadLetterSink | undefined;
+  const deadLetterTable = deadLetterTableOf(context, source);
+  const landDeadLetters = async (letters: readonly DeadLetterCandidate[], ranges: readonly PositionRange[]): Promise<void> => {
+    deadLetters ??= new DeadLetterSink({ catalog: context.catalog, io: context.catalog.tableIO?.(deadLetterTable) ?? context.io, session, deadLetterTarget: deadLetterTable, tempDir: context.tempDir });
+    await deadLetters.land(letters, ranges);
+  };
+  return {
+    name: source.name,
+    async round(position, limits) {
+      stream ??= await connector.open(source, `${context.graph.name}.${flow.name}`);
+      const bounds = await stream.bounds();
+      const stored = new Map((position?.kind === 'offsets' ? position.offsets : []).map((p) => [topicPartitionKey(p), p.nextOffset]));
+      const cursor = new Map<string, SourcePosition>();
+      const ends = new Map<string, bigint>();
+      for (const b of bounds) {
+        const key = topicPartitionKey(b);
+        const from = stored.get(key) ?? (source.source.format === 'kafka' && source.source.startingOffsets === 'latest' ? b.high : b.low);
+        checkInLog(context, source, b, from, stored.has(key));
+        cursor.set(key, { topic: b.topic, partition: b.partition, nextOffset: from });
+        ends.set(key, b.high);
+      }
+      const exhausted = new Set<string>();
+      const left = (): SourcePosition[] => [...cursor].filter(([key, p]) => !exhausted.has(key) && p.nextOffset < (ends.get(key) ?? 0n)).map(([, p]) => p);
+      // Nothing read before and nothing to read: the input gives no columns yet.
+      if (position === undefined && left().length === 0) return undefined;
+      const round: InputRound = {
+        hasMore: () => left().length > 0,
+        async stageNext(relation) {
+          const ranges = nextRanges(left(), ends, topicPartitionKey, limits.maxRows ?? DEFAULT_KAFKA_BATCH_RECORDS);
+          const read = ranges.length === 0 ? { records: [], deadLetters: [], skipped: 0, reached: [] } : await (stream as OffsetStream).read(ranges, { maxBytes: limits.maxBytes ?? DEFAULT_KAFKA_BATCH_BYTES, idleMs: IDLE_MS });
+          const covered: PositionRange[] = [];
+          for (const reached of read.reached) {
+            const key = topicPartitionKey(reached);
+            const before = cursor.get(key)?.nextOffset ?? reached.nextOffset;
+            // A partition that gave nothing although its end promised more ends this round where it stands.
+            if (reached.nextOffset <= before) exhausted.add(key);
+            else covered.push({ topic: reached.topic, partition: reached.partition, firstOffset: before, nextOffset: reached.nextOffset });
+            cursor.set(key, reached);
+          }
+          const records: JsonRecord[] = [];
+          const letters: DeadLetterCandidate[] = [...read.deadLetters];
+          for (const record of read.records) {
+            const reserved = record.json === undefined ? reservedFieldOf(record.value) : undefined;
+            if (reserved === undefined) records.push(record);
+            else letters.push(flowFailureToDeadLetter({ record, reason: `the value has a field named ${reserved}, a column reserved for the record's coordinates` }));
+          }
+          if (letters.length > 0) await landDeadLetters(letters, covered);
+          return stageBatch(context, relation, records);
+        },
+        position: () => ({ kind: 'offsets', offsets: [...cursor.values()] }),
+      };
+      return round;
+    },
+    async close() {
+      await stream?.close();
+      stream = undefined;
+    },
+  };
+}
+
+/** The batch's rows as table `relation`; an empty batch keeps the columns of the one before it. */
+async function stageBatch(context: FlowContext, relation: string, records: readonly JsonRecord[]): Promise<number> {
+  const { session } = context;
+  const table = quoteIdentifier(relation);
+  if (records.length === 0) {
+    const [exists] = await session.queryJson(`SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE table_name = '${relation.replace(/'/g, "''")}' AND NOT temporary`);
+    if (Number(exists?.['n'] ?? 0) > 0) await session.run(`DELETE FROM ${table}`);
+    else await session.run(`CREATE OR REPLACE TABLE ${table} AS SELECT NULL::VARCHAR AS ${RECORD_COLUMNS[0]}, NULL::INTEGER AS _kafka_partition, NULL::BIGINT AS _kafka_offset, NULL::TIMESTAMP AS _kafka_timestamp, NULL::VARCHAR AS _kafka_key LIMIT 0`);
+    return 0;
+  }
+  await stageRecords({ session, records, table: relation, tempDir: context.tempDir });
+  return records.length;
+}
+
+/** Refuses a position the log no longer (or never) had: records lost to retention, or a recreated topic. */
+function checkInLog(context: FlowContext, source: SourceDataset, bounds: PartitionOffsets, from: bigint, fromCheckpoint: boolean): void {
+  if (!fromCheckpoint) return;
+  const where = `${formatOrigin(context.flow.origin)}: flow ${context.flow.name}: Kafka source ${source.name}, partition ${bounds.topic}/${bounds.partition}`;
+  const ctx = { flow: context.flow.name, source: source.name, topic: bounds.topic, partition: bounds.partition };
+  if (from < bounds.low) {
+    throw new InvalidInputError(`${where}: records from offset ${from} to ${bounds.low - 1n} were deleted (retention) before this flow read them; run with --full-refresh to start over from the earliest offset`, { context: ctx });
+  }
+  if (from > bounds.high) {
+    throw new InvalidInputError(`${where}: the checkpoint's position ${from} is beyond the end of the log (${bounds.high}); was the topic deleted and recreated? Run with --full-refresh to start over`, { context: ctx });
+  }
+}
+
+/** The source's dead-letter table: its `dead_letter_table` option, or `<the flow's namespace>.<source>_dead_letters`. */
+function deadLetterTableOf(context: FlowContext, source: SourceDataset): TableIdentifier {
+  const named = source.source.format === 'kafka' ? source.source.options['dead_letter_table'] : undefined;
+  if (named !== undefined) {
+    const parts = named.split('.');
+    return { namespace: parts.slice(0, -1), name: parts[parts.length - 1] as string };
+  }
+  return { namespace: [...context.target.table.identifier.namespace], name: `${source.name}_dead_letters` };
+}

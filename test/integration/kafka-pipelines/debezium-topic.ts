@@ -1,0 +1,78 @@
+/**
+ * For the tests of pipelines reading Kafka: the Debezium change events of examples/cdc_scd2
+ * (200 events of 40 customers: creates, updates, deletes and re-creates, one in ten delivered one
+ * file late) produced to a topic of the test stack's broker as Debezium JSON, keyed by id, a
+ * tombstone after every delete and every fourth event wrapped as the JSON converter does with
+ * schemas on; and the DuckDB reference queries over the same events for SCD1 and SCD2.
+ */
+import { fileURLToPath } from 'node:url';
+import { Kafka, logLevel } from 'kafkajs';
+import { DuckDbSession, quoteLiteral } from '../../../src/duckdb/session.js';
+import { scd2HistoryOf } from '../../support/scd2-reference.js';
+import { brokers } from '../kafka-support/sink-readback.js';
+
+export const EXAMPLE_CHANGES = fileURLToPath(new URL('../../../examples/cdc_scd2/data/changes/', import.meta.url));
+const kafka = new Kafka({ clientId: 'thund-it-kafka-pipelines', brokers, logLevel: logLevel.NOTHING });
+
+/** The example's events of file `part` in file order, as Debezium JSON values keyed by id. */
+export async function changeEvents(part: number): Promise<{ key: string; value: string | null }[]> {
+  const session = await DuckDbSession.open({ threads: 1 });
+  try {
+    const rows = await session.queryJson(
+      `SELECT to_json({'before': before, 'after': after, 'source': source, 'op': op, 'ts_ms': ts_ms})::VARCHAR AS envelope,
+              coalesce(after.id, before.id)::VARCHAR AS id, op, source.lsn AS lsn
+       FROM read_parquet(${quoteLiteral(`${EXAMPLE_CHANGES}part-${part}.parquet`)}) ORDER BY source.lsn`,
+    );
+    const out: { key: string; value: string | null }[] = [];
+    for (const row of rows) {
+      const envelope = String(row['envelope']);
+      const wrapped = Number(row['lsn']) % 4 === 0 ? `{"schema":{"type":"struct","optional":false},"payload":${envelope}}` : envelope;
+      out.push({ key: String(row['id']), value: wrapped });
+      if (row['op'] === 'd') out.push({ key: String(row['id']), value: null });
+    }
+    return out;
+  } finally {
+    session.close();
+  }
+}
+
+export async function produce(topic: string, records: readonly { key: string | null; value: string | null; partition?: number; timestamp?: number }[]): Promise<void> {
+  const producer = kafka.producer({ allowAutoTopicCreation: false });
+  await producer.connect();
+  try {
+    for (let i = 0; i < records.length; i += 500) {
+      await producer.send({
+        topic,
+        messages: records.slice(i, i + 500).map((r) => ({
+          key: r.key,
+          value: r.value,
+          ...(r.partition === undefined ? {} : { partition: r.partition }),
+          ...(r.timestamp === undefined ? {} : { timestamp: String(r.timestamp) }),
+        })),
+      });
+    }
+  } finally {
+    await producer.disconnect();
+  }
+}
+
+const EVENTS = (parts: readonly number[]): string =>
+  `(SELECT * FROM read_parquet([${parts.map((p) => quoteLiteral(`${EXAMPLE_CHANGES}part-${p}.parquet`)).join(', ')}]))`;
+
+/** Current state of every live customer after these files' events: the last event by lsn, unless a delete. */
+export const scd1Reference = (parts: readonly number[]): string => `
+  SELECT after.id AS id, after.name AS name, after.email AS email, after.tier AS tier FROM (
+    SELECT *, row_number() OVER (PARTITION BY coalesce(after.id, before.id) ORDER BY source.lsn DESC) AS newest FROM ${EVENTS(parts)})
+  WHERE newest = 1 AND op <> 'd' ORDER BY id`;
+
+/** The SCD2 history of these files' events. */
+export const scd2Reference = (parts: readonly number[]): string => scd2HistoryOf(EVENTS(parts));
+
+export async function referenceRows(sql: string): Promise<unknown[][]> {
+  const session = await DuckDbSession.open({ threads: 1 });
+  try {
+    return (await session.queryJson(sql)).map((row) => Object.values(row));
+  } finally {
+    session.close();
+  }
+}
