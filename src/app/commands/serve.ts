@@ -8,11 +8,17 @@ import { DuckDbSession } from '../../duckdb/session.js';
 import { duckDbSqlParser } from '../../duckdb/sql-parser.js';
 import { ONE_QUERY, parseOneQuery } from '../../pipeline/one-query.js';
 import { JsonLogger } from '../serve/json-logger.js';
-import { SERVE_FLAGS, serveSettings, type ServeFlag } from '../serve/serve-config.js';
+import { formatProblem } from '../../pipeline/problems.js';
+import { pipelineServeSettings, SERVE_FLAGS, serveSettings, type ServeFlag } from '../serve/serve-config.js';
+import { servePipeline } from '../serve/pipeline-serve.js';
+import { analysePipelineFile } from './validate.js';
 import { loadServeFile } from '../serve/serve-file.js';
 import { serve } from '../serve/serve-service.js';
 
-export const SERVE_USAGE = `  thund serve <pipeline.yaml> --kafka-brokers H:P --topic T --group G --table ns.table
+export const SERVE_USAGE = `  thund serve <pipeline.yaml> [--trigger-interval-ms 10000] [--http-host 127.0.0.1] [--http-port 9464]
+              [--warehouse DIR] [--catalog-name NAME]
+              (a pipeline with flows: its whole graph, again and again, until SIGTERM)
+  thund serve <pipeline.yaml> --kafka-brokers H:P --topic T --group G --table ns.table
               [--dead-letter-table ns.t] [--commit-interval-ms 10000] [--commit-records 50000]
               [--sql "SELECT … FROM kafka_records"] [--http-host 127.0.0.1] [--http-port 9464]
               [--value-format json|avro|debezium-json|debezium-avro] [--schema-registry-url-env NAME]
@@ -51,10 +57,33 @@ export async function serveCommand(argv: readonly string[]): Promise<void> {
     const value = (values as Record<string, string | boolean | undefined>)[flag];
     if (typeof value === 'string') flags[flag] = value;
   }
-  const settings = serveSettings(flags, process.env, await loadServeFile(pipelinePath, process.env));
-  if (settings.sql !== undefined) await refuseUnlessOneQuery(settings.sql);
+  const file = await loadServeFile(pipelinePath, process.env);
   const warehouse = values.warehouse;
   const catalogName = values['catalog-name'];
+  const overrides = {
+    ...(typeof warehouse === 'string' ? { warehouse } : {}),
+    ...(typeof catalogName === 'string' ? { catalogName } : {}),
+  };
+  const given = (flag: ServeFlag): string | undefined => [flags[flag], process.env[SERVE_FLAGS[flag]], file.values[flag]].find((v) => v !== undefined && v !== '');
+  if (given('topic') === undefined && given('table') === undefined) {
+    const analysed = await analysePipelineFile(pipelinePath);
+    if (analysed.problems.length > 0 || analysed.graph === undefined || analysed.definition === undefined) {
+      throw new InvalidInputError(analysed.problems.map(formatProblem).join('\n'), { context: { file: pipelinePath } });
+    }
+    if (analysed.graph.flows.length === 0) {
+      throw new InvalidInputError(`thund serve: ${pipelinePath} has no flows; define the pipeline's tables and flows, or serve one topic into one table with --topic and --table:\n${SERVE_USAGE}`);
+    }
+    const settings = pipelineServeSettings(flags, process.env, file);
+    await servePipeline({ pipelinePath, definition: analysed.definition, graph: analysed.graph, overrides, ...settings, logger: new JsonLogger(), stopSignal: stopSignalOnce() });
+    return;
+  }
+  const settings = serveSettings(flags, process.env, file);
+  if (settings.sql !== undefined) await refuseUnlessOneQuery(settings.sql);
+  await serve({ pipelinePath, settings, overrides, logger: new JsonLogger(), stopSignal: stopSignalOnce() });
+}
+
+/** Resolves with the first SIGTERM or SIGINT; a second one exits at once. */
+function stopSignalOnce(): Promise<string> {
   let signals = 0;
   const stopSignal = new Promise<string>((resolve) => {
     const onSignal = (signal: NodeJS.Signals): void => {
@@ -65,14 +94,5 @@ export async function serveCommand(argv: readonly string[]): Promise<void> {
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
   });
-  await serve({
-    pipelinePath,
-    settings,
-    overrides: {
-      ...(typeof warehouse === 'string' ? { warehouse } : {}),
-      ...(typeof catalogName === 'string' ? { catalogName } : {}),
-    },
-    logger: new JsonLogger(),
-    stopSignal,
-  });
+  return stopSignal;
 }

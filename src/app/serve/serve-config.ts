@@ -33,6 +33,7 @@ export const SERVE_FLAGS = {
   'schema-registry-password-env': 'THUND_KAFKA_SCHEMA_REGISTRY_PASSWORD_ENV',
   'debezium-op-column': 'THUND_KAFKA_DEBEZIUM_OP_COLUMN',
   'schema-auto-evolve': 'THUND_SERVE_SCHEMA_AUTO_EVOLVE',
+  'trigger-interval-ms': 'THUND_SERVE_TRIGGER_INTERVAL_MS',
 } as const;
 
 export type ServeFlag = keyof typeof SERVE_FLAGS;
@@ -88,6 +89,8 @@ const ServeSettingsSchema = z.object({
     .pipe(z.enum(['true', 'false'], { error: 'true or false' }))
     .transform((s) => s === 'true')
     .optional(),
+  /** Pipeline mode: how often the graph runs when no flow declares a processing-time trigger. */
+  triggerIntervalMs: int(100, 86_400_000).default(10_000),
 });
 
 export type ServeSettings = z.output<typeof ServeSettingsSchema>;
@@ -115,7 +118,49 @@ const FIELD_OF: Readonly<Record<ServeFlag, keyof ServeSettings>> = {
   'schema-registry-password-env': 'schemaRegistryPasswordEnv',
   'debezium-op-column': 'debeziumOpColumn',
   'schema-auto-evolve': 'schemaAutoEvolve',
+  'trigger-interval-ms': 'triggerIntervalMs',
 };
+
+/** The settings a pipeline served as a whole uses; the others belong to the single-topic mode. */
+export const PIPELINE_MODE_FLAGS: readonly ServeFlag[] = ['http-host', 'http-port', 'trigger-interval-ms'];
+
+export interface PipelineServeSettings {
+  readonly httpHost: string;
+  readonly httpPort: number;
+  readonly triggerIntervalMs: number;
+}
+
+/**
+ * Settings of `thund serve` on a pipeline with flows (no --topic/--table): the HTTP address and
+ * the trigger interval, from flags, variables or the file as in the single-topic mode. A flag of
+ * the single-topic mode given on the command line is refused, naming it.
+ */
+export function pipelineServeSettings(
+  flags: Readonly<Partial<Record<ServeFlag, string>>>,
+  env: Readonly<Record<string, string | undefined>>,
+  file?: ServeFileSettings,
+): PipelineServeSettings {
+  const foreign = (Object.keys(flags) as ServeFlag[]).filter((flag) => flags[flag] !== undefined && !PIPELINE_MODE_FLAGS.includes(flag));
+  if (foreign.length > 0) {
+    throw new InvalidInputError(
+      `thund serve: ${foreign.map((f) => `--${f}`).join(', ')} belong to serving one topic into one table (--topic and --table); a pipeline with flows takes its sources, tables and SQL from the file`,
+      { context: { flags: foreign.join(',') } },
+    );
+  }
+  const raw: Record<string, string> = {};
+  for (const flag of PIPELINE_MODE_FLAGS) {
+    const value = [flags[flag], env[SERVE_FLAGS[flag]], file?.values[flag]].find((v) => v !== undefined && v !== '');
+    if (value !== undefined) raw[FIELD_OF[flag]] = value;
+  }
+  const parsed = ServeSettingsSchema.pick({ httpHost: true, httpPort: true, triggerIntervalMs: true }).safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = String(issue?.path[0] ?? '');
+    const flag = PIPELINE_MODE_FLAGS.find((f) => FIELD_OF[f] === field) ?? field;
+    throw new InvalidInputError(`thund serve: --${flag} (or ${SERVE_FLAGS[flag as ServeFlag] ?? flag}): ${issue?.message ?? 'invalid'}`, { context: { flag } });
+  }
+  return parsed.data;
+}
 
 /** The pipeline file's `serve:` block, values already as text with ${NAME} substituted. */
 export interface ServeFileSettings {

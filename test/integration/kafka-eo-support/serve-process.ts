@@ -28,11 +28,9 @@ export class ServeProcess {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   private readonly child: ChildProcess;
 
-  private constructor(readonly port: number, options: ServeOptions) {
+  private constructor(readonly port: number, args: readonly string[], extraEnv: Readonly<Record<string, string>> = {}) {
     if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
-    const args = [CLI, 'serve', options.pipeline, '--kafka-brokers', options.brokers, '--topic', options.topic, '--group', options.group, '--table', options.table, '--http-port', String(port), '--session-timeout-ms', '6000', '--commit-records', String(options.commitRecords ?? 20_000), '--commit-interval-ms', String(options.commitIntervalMs ?? 1_000), '--duckdb-threads', String(options.duckdbThreads ?? 1)];
-    if (options.sql !== undefined) args.push('--sql', options.sql);
-    this.child = spawn(process.execPath, args, { env: { ...process.env, ...options.extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = spawn(process.execPath, [CLI, 'serve', ...args, '--http-port', String(port)], { env: { ...process.env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
     let pending = '';
     this.child.stdout?.on('data', (chunk: Buffer) => {
       pending += chunk.toString('utf8');
@@ -44,8 +42,16 @@ export class ServeProcess {
     this.exited = new Promise((resolve) => this.child.on('exit', (code, signal) => resolve({ code, signal })));
   }
 
+  /** Serves one topic into one table. */
   static async start(options: ServeOptions): Promise<ServeProcess> {
-    return new ServeProcess(await freePort(), options);
+    const args = [options.pipeline, '--kafka-brokers', options.brokers, '--topic', options.topic, '--group', options.group, '--table', options.table, '--session-timeout-ms', '6000', '--commit-records', String(options.commitRecords ?? 20_000), '--commit-interval-ms', String(options.commitIntervalMs ?? 1_000), '--duckdb-threads', String(options.duckdbThreads ?? 1)];
+    if (options.sql !== undefined) args.push('--sql', options.sql);
+    return new ServeProcess(await freePort(), args, options.extraEnv);
+  }
+
+  /** Serves a pipeline with flows: its whole graph, triggered every `triggerIntervalMs`. */
+  static async startPipeline(pipeline: string, options: { readonly triggerIntervalMs?: number; readonly extraEnv?: Readonly<Record<string, string>> } = {}): Promise<ServeProcess> {
+    return new ServeProcess(await freePort(), [pipeline, '--trigger-interval-ms', String(options.triggerIntervalMs ?? 500)], options.extraEnv);
   }
 
   get pid(): number | undefined {

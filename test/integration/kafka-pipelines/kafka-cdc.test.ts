@@ -12,9 +12,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { kafkaOffsetStreams } from '../../../connectors/kafka/kafka-offset-stream.js';
 import { openCatalog, type OpenedCatalog } from '../../../src/app/open-catalog.js';
-import { DuckDbSession } from '../../../src/duckdb/session.js';
-import { openTableRows } from '../../../src/table/table-rows.js';
 import { brokers, createTopic, runSinkSpec, unique, type SinkRun } from '../kafka-support/sink-readback.js';
+import { liveTableRows } from './pipeline-tables.js';
 import { changeEvents, produce, referenceRows, scd1Reference, scd2Reference } from './debezium-topic.js';
 
 let work: string;
@@ -58,17 +57,7 @@ async function run(spec: string): Promise<SinkRun> {
   return ran;
 }
 
-async function tableRows(name: string, columns: string, orderBy: string): Promise<unknown[][]> {
-  const { metadata, io } = await opened.catalog.loadTable({ namespace: ['lake'], name });
-  const session = await DuckDbSession.open({ threads: 1 });
-  const rows = await openTableRows({ session, io, metadata });
-  try {
-    return (await session.queryJson(`SELECT ${columns} FROM (${rows.sql}) ORDER BY ${orderBy}`)).map((row) => Object.values(row));
-  } finally {
-    await rows.release();
-    session.close();
-  }
-}
+const tableRows = (name: string, columns: string, orderBy: string): Promise<unknown[][]> => liveTableRows(opened, { namespace: ['lake'], name }, columns, orderBy);
 
 async function expectTablesMatch(parts: readonly number[]): Promise<void> {
   expect(await tableRows('customers', 'id, name, email, tier', 'id')).toEqual(await referenceRows(scd1Reference(parts)));

@@ -1,0 +1,129 @@
+/**
+ * `thund serve pipeline.yaml` for a pipeline with flows: the graph `thund run` runs, run again and
+ * again by a processing-time trigger (the smallest `trigger: processing-time` interval its flows
+ * declare, else --trigger-interval-ms, default 10 s) until SIGTERM or SIGINT. Each trigger is one
+ * available-now run: every streaming flow reads its sources up to the end they have when its turn
+ * comes and commits exactly once (positions in its checkpoint, fenced), then materialized views
+ * over what changed are refreshed, in the graph's order. The Kafka consumers stay connected
+ * between triggers. On a signal the batch in progress is finished and committed, and the process
+ * exits 0; a failed run stops the service with the run's error (exit 1), and a restart resumes
+ * from the committed positions. /healthz, /readyz (catalog reachable, first trigger done) and
+ * /metrics (per flow and per source partition) are served.
+ */
+import { kafkaOffsetStreams } from '../../../connectors/kafka/kafka-offset-stream.js';
+import { NativeBackend } from '../../backend/native/native-backend.js';
+import type { RunEvent } from '../../backend/run-event.js';
+import { ThundError } from '../../errors.js';
+import { isTableDataset } from '../../pipeline/ir/dataset.js';
+import type { PipelineGraph } from '../../pipeline/ir/graph.js';
+import type { PipelineDefinition } from '../../pipeline/spec-to-ir.js';
+import type { CatalogOverrides } from '../open-catalog.js';
+import { withPipelineResources } from '../pipeline-resources.js';
+import { startHttpServer } from './http-server.js';
+import type { Logger } from './json-logger.js';
+import { PipelineMetrics } from './pipeline-metrics.js';
+import { ServedStreams } from './served-streams.js';
+
+export interface PipelineServeRequest {
+  readonly pipelinePath: string;
+  readonly definition: PipelineDefinition;
+  readonly graph: PipelineGraph;
+  readonly overrides: CatalogOverrides;
+  readonly httpHost: string;
+  readonly httpPort: number;
+  /** Used when no flow declares a processing-time trigger. */
+  readonly triggerIntervalMs: number;
+  readonly logger: Logger;
+  readonly stopSignal: Promise<string>;
+}
+
+export async function servePipeline(request: PipelineServeRequest): Promise<void> {
+  const { graph, logger } = request;
+  const intervalMs = triggerInterval(graph, request.triggerIntervalMs);
+  await withPipelineResources(request.definition, request.overrides, async (opened, sources) => {
+    const streams = new ServedStreams(kafkaOffsetStreams());
+    const metrics = new PipelineMetrics();
+    const stop = new AbortController();
+    const probeNamespace = graph.datasets.flatMap((d) => (isTableDataset(d) ? [d.table.identifier.namespace] : []))[0] ?? ['default'];
+    let firstTriggerDone = false;
+    const ready = async (): Promise<{ ready: boolean; checks: Record<string, boolean> }> => {
+      // Any answer, yes or no, means the catalog is reachable.
+      const catalog = await opened.catalog.namespaceExists(probeNamespace).then(() => true, () => false);
+      const checks = { catalog, firstTrigger: firstTriggerDone };
+      return { ready: checks.catalog && checks.firstTrigger, checks };
+    };
+    const http = await startHttpServer(request.httpHost, request.httpPort, {
+      ready,
+      metrics: async () => metrics.render(streams.partitions(), (await ready()).ready),
+    });
+    logger.log('info', 'thund serve started', {
+      pipeline: graph.name,
+      flows: graph.flows.map((flow) => flow.name),
+      catalog: opened.description,
+      http: `${request.httpHost}:${http.port}`,
+      triggerIntervalMs: intervalMs,
+    });
+    let stopReason: string | undefined;
+    void request.stopSignal.then((reason) => {
+      stopReason = reason;
+      logger.log('info', 'stopping: finishing the batch in progress', { signal: reason });
+      stop.abort();
+    });
+    try {
+      while (!stop.signal.aborted) {
+        const started = Date.now();
+        const backend = new NativeBackend({ catalog: opened.catalog, io: opened.io, sources, streams });
+        const handle = backend.run(graph, { signal: stop.signal });
+        for await (const event of handle.events) {
+          metrics.event(event);
+          logEvent(logger, event);
+        }
+        const result = await handle.result;
+        metrics.trigger(result.status === 'failed');
+        if (result.status === 'failed') {
+          const error = result.error;
+          throw new ThundError(error?.code ?? 'INTERNAL', `pipeline ${graph.name}: ${error?.message ?? 'the run failed'}`, { retryable: error?.retryable ?? false });
+        }
+        firstTriggerDone = true;
+        await sleep(Math.max(0, intervalMs - (Date.now() - started)), stop.signal);
+      }
+      logger.log('info', 'thund serve stopped', { signal: stopReason });
+    } catch (error) {
+      logger.log('error', 'thund serve failed', { error: error instanceof Error ? error.message : String(error) });
+      throw error;
+    } finally {
+      await new Promise<void>((resolve) => http.server.close(() => resolve()));
+      await streams.closeAll();
+    }
+  });
+}
+
+function logEvent(logger: Logger, event: RunEvent): void {
+  if (event.phase === 'flow-progress') {
+    const { rowsRead, rowsWritten, lateRows } = event.counts;
+    logger.log('info', 'batch committed', { flow: event.flow, batch: event.batch, rowsRead, rowsWritten, lateRows });
+  } else if (event.phase === 'flow-completed' && event.skipped === undefined && event.snapshotId !== undefined) {
+    logger.log('info', 'flow committed', { flow: event.flow, rowsWritten: event.counts.rowsWritten, snapshotId: String(event.snapshotId) });
+  } else if (event.phase === 'failed') {
+    logger.log('error', 'run failed', { ...(event.flow === undefined ? {} : { flow: event.flow }), code: event.error.code, error: event.error.message });
+  }
+}
+
+/** The smallest processing-time interval the flows declare, else the service's. */
+function triggerInterval(graph: PipelineGraph, fallbackMs: number): number {
+  const declared = graph.flows.flatMap((flow) => (flow.streaming.trigger?.kind === 'processing-time' ? [Number(flow.streaming.trigger.interval.micros / 1000n)] : []));
+  return declared.length === 0 ? fallbackMs : Math.max(1, Math.min(...declared));
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done);
+  });
+}

@@ -1,0 +1,70 @@
+/**
+ * The offset streams of a pipeline `thund serve` runs: one stream per source and flow, kept open
+ * from one trigger to the next (the consumer stays connected instead of joining again every few
+ * seconds) and closed when the service stops; per source partition, the end offset last seen and
+ * where each flow's reading stands, for the lag metrics.
+ */
+import type { OffsetStream, OffsetStreamConnector } from '../../../connectors/source.js';
+import { topicPartitionKey, type TopicPartition } from '../../../connectors/streaming-source.js';
+
+export interface PartitionProgress extends TopicPartition {
+  readonly source: string;
+  readonly reader: string;
+  readonly high: bigint;
+  /** Where the reader's last read stopped (undefined before it read this partition). */
+  readonly reached?: bigint;
+  readonly records: number;
+  readonly deadLetters: number;
+}
+
+export class ServedStreams implements OffsetStreamConnector {
+  private readonly open_ = new Map<string, OffsetStream>();
+  private readonly progress = new Map<string, PartitionProgress>();
+
+  constructor(private readonly connector: OffsetStreamConnector) {}
+
+  async open(source: Parameters<OffsetStreamConnector['open']>[0], reader: string): Promise<OffsetStream> {
+    const key = `${source.name}\u0000${reader}`;
+    let stream = this.open_.get(key);
+    if (stream === undefined) {
+      stream = await this.connector.open(source, reader);
+      this.open_.set(key, stream);
+    }
+    const inner = stream;
+    const note = (tp: TopicPartition, change: Partial<PartitionProgress>): void => {
+      const id = `${key}\u0000${topicPartitionKey(tp)}`;
+      const known = this.progress.get(id) ?? { source: source.name, reader, topic: tp.topic, partition: tp.partition, high: 0n, records: 0, deadLetters: 0 };
+      this.progress.set(id, { ...known, ...change });
+    };
+    const progressOf = (tp: TopicPartition): PartitionProgress | undefined => this.progress.get(`${key}\u0000${topicPartitionKey(tp)}`);
+    return {
+      async bounds() {
+        const bounds = await inner.bounds();
+        for (const b of bounds) note(b, { high: b.high });
+        return bounds;
+      },
+      async read(ranges, limits) {
+        const read = await inner.read(ranges, limits);
+        const count = (items: readonly TopicPartition[], tp: TopicPartition): number => items.filter((i) => i.partition === tp.partition && i.topic === tp.topic).length;
+        for (const p of read.reached) {
+          const known = progressOf(p);
+          note(p, { reached: p.nextOffset, records: (known?.records ?? 0) + count(read.records, p), deadLetters: (known?.deadLetters ?? 0) + count(read.deadLetters, p) });
+        }
+        return read;
+      },
+      // Kept open for the next trigger; closeAll closes it when the service stops.
+      close: async () => undefined,
+    };
+  }
+
+  /** Per source partition and reader: end offset, position, records and dead letters read. */
+  partitions(): PartitionProgress[] {
+    return [...this.progress.values()];
+  }
+
+  async closeAll(): Promise<void> {
+    const streams = [...this.open_.values()];
+    this.open_.clear();
+    await Promise.all(streams.map((stream) => stream.close().catch(() => undefined)));
+  }
+}
