@@ -103,7 +103,7 @@ export class KafkaOffsetStream implements OffsetStream {
     const take = (cursor: Cursor, end: bigint): void => {
       while (cursor.pending.length > 0 && bytes < limits.maxBytes) {
         const item = cursor.pending[0] as Item;
-        const offset = item.kind === 'record' ? item.record.offset : item.letter.offset;
+        const offset = offsetOf(item);
         if (offset >= end) break;
         cursor.pending.shift();
         if (item.kind === 'record') {
@@ -134,8 +134,10 @@ export class KafkaOffsetStream implements OffsetStream {
       }
       quietSince = Date.now();
       for (const n of Object.values(polled.skipped)) skipped += n;
-      for (const record of polled.records) this.park(record.topic, record.partition, record.offset, { kind: 'record', record });
-      for (const letter of polled.deadLetters) this.park(letter.topic, letter.partition, letter.offset, { kind: 'dead', letter });
+      // Records and dead letters come apart: parked in offset order, as a partition's reads must hand them out.
+      const items: Item[] = [...polled.records.map((record) => ({ kind: 'record' as const, record })), ...polled.deadLetters.map((letter) => ({ kind: 'dead' as const, letter }))];
+      items.sort((a, b) => compareOffsets(offsetOf(a), offsetOf(b)));
+      for (const item of items) this.park(item);
       for (const range of polled.ranges) {
         const cursor = this.cursors.get(topicPartitionKey(range));
         if (cursor !== undefined && range.nextOffset > cursor.delivered) cursor.delivered = range.nextOffset;
@@ -153,9 +155,10 @@ export class KafkaOffsetStream implements OffsetStream {
   }
 
   /** Keeps a fetched item for its partition, unless it lies below what was already returned. */
-  private park(topic: string, partition: number, offset: bigint, item: Item): void {
-    const cursor = this.cursors.get(topicPartitionKey({ topic, partition }));
-    if (cursor === undefined || offset < cursor.handed) return;
+  private park(item: Item): void {
+    const tp = item.kind === 'record' ? item.record : item.letter;
+    const cursor = this.cursors.get(topicPartitionKey(tp));
+    if (cursor === undefined || offsetOf(item) < cursor.handed) return;
     cursor.pending.push(item);
   }
 
@@ -177,10 +180,9 @@ export class KafkaOffsetStream implements OffsetStream {
   }
 }
 
-const firstOffset = (items: readonly Item[]): bigint => {
-  const item = items[0] as Item;
-  return item.kind === 'record' ? item.record.offset : item.letter.offset;
-};
+const offsetOf = (item: Item): bigint => (item.kind === 'record' ? item.record.offset : item.letter.offset);
+const firstOffset = (items: readonly Item[]): bigint => offsetOf(items[0] as Item);
+const compareOffsets = (a: bigint, b: bigint): number => (a < b ? -1 : a > b ? 1 : 0);
 const maxOf = (a: bigint, b: bigint): bigint => (a > b ? a : b);
 const minOf = (a: bigint, b: bigint): bigint => (a < b ? a : b);
 

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { openCatalog, type OpenedCatalog } from '../../../src/app/open-catalog.js';
+import { openCatalog } from '../../../src/app/open-catalog.js';
 import { loadConnectionFile } from '../../../src/app/serve/connection-file.js';
 import { ServeProcess } from '../kafka-eo-support/serve-process.js';
 import { brokers, createTopic } from '../kafka-support/sink-readback.js';

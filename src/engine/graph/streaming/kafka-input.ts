@@ -12,11 +12,12 @@
 import type { TableIdentifier } from '../../../../catalog/catalog.js';
 import type { OffsetStream, OffsetStreamConnector, PartitionOffsets } from '../../../../connectors/source.js';
 import { topicPartitionKey, type DeadLetterCandidate, type PositionRange, type SourcePosition } from '../../../../connectors/streaming-source.js';
-import { quoteIdentifier } from '../../../duckdb/session.js';
+import { quoteIdentifier, quoteLiteral } from '../../../duckdb/session.js';
 import { InvalidInputError } from '../../../errors.js';
 import type { SourceDataset } from '../../../pipeline/ir/dataset.js';
 import { formatOrigin } from '../../../pipeline/ir/origin.js';
-import { RECORD_COLUMNS, reservedFieldOf, stageRecords, type JsonRecord } from '../../streaming/batch-staging.js';
+import { reservedFieldOf, stageRecords, type JsonRecord } from '../../streaming/batch-staging.js';
+import { applyDeclaredColumns } from './declared-columns.js';
 import { DeadLetterSink } from '../../streaming/dead-letter-sink.js';
 import { flowFailureToDeadLetter } from '../../streaming/dead-letters.js';
 import type { FlowContext } from '../flow-context.js';
@@ -77,8 +78,10 @@ export function kafkaInput(context: FlowContext, source: SourceDataset, connecto
             if (reserved === undefined) records.push(record);
             else letters.push(flowFailureToDeadLetter({ record, reason: `the value has a field named ${reserved}, a column reserved for the record's coordinates` }));
           }
+          const staged = await stageBatch(context, source, relation, records);
+          letters.push(...staged.misfits);
           if (letters.length > 0) await landDeadLetters(letters, covered);
-          return stageBatch(context, relation, records);
+          return staged.rows;
         },
         position: () => ({ kind: 'offsets', offsets: [...cursor.values()] }),
       };
@@ -91,19 +94,37 @@ export function kafkaInput(context: FlowContext, source: SourceDataset, connecto
   };
 }
 
-/** The batch's rows as table `relation`; an empty batch keeps the columns of the one before it. */
-async function stageBatch(context: FlowContext, relation: string, records: readonly JsonRecord[]): Promise<number> {
+/**
+ * The batch's rows as table `relation`, cast to the source's declared schema when it has one (the
+ * records whose values do not fit come back as dead letters); an empty batch keeps the columns of
+ * the one before it.
+ */
+async function stageBatch(context: FlowContext, source: SourceDataset, relation: string, records: readonly JsonRecord[]): Promise<{ rows: number; misfits: DeadLetterCandidate[] }> {
   const { session } = context;
   const table = quoteIdentifier(relation);
   if (records.length === 0) {
-    const [exists] = await session.queryJson(`SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE table_name = '${relation.replace(/'/g, "''")}' AND NOT temporary`);
+    const [exists] = await session.queryJson(`SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE table_name = ${quoteLiteral(relation)} AND NOT temporary`);
     if (Number(exists?.['n'] ?? 0) > 0) await session.run(`DELETE FROM ${table}`);
-    else await session.run(`CREATE OR REPLACE TABLE ${table} AS SELECT NULL::VARCHAR AS ${RECORD_COLUMNS[0]}, NULL::INTEGER AS _kafka_partition, NULL::BIGINT AS _kafka_offset, NULL::TIMESTAMP AS _kafka_timestamp, NULL::VARCHAR AS _kafka_key LIMIT 0`);
-    return 0;
+    else {
+      const coordinates = 'NULL::VARCHAR AS _kafka_topic, NULL::INTEGER AS _kafka_partition, NULL::BIGINT AS _kafka_offset, NULL::TIMESTAMP AS _kafka_timestamp, NULL::VARCHAR AS _kafka_key';
+      await session.run(`CREATE OR REPLACE TABLE ${table} AS SELECT ${coordinates} LIMIT 0`);
+      if (source.schema !== undefined) await applyDeclaredColumns(session, relation, source.schema);
+    }
+    return { rows: 0, misfits: [] };
   }
   await stageRecords({ session, records, table: relation, tempDir: context.tempDir });
-  return records.length;
+  if (source.schema === undefined) return { rows: records.length, misfits: [] };
+  const misfitRows = await applyDeclaredColumns(session, relation, source.schema);
+  const byPosition = new Map(records.map((r) => [`${r.partition}/${r.offset}`, r]));
+  const misfits = misfitRows.flatMap((m) => {
+    const record = byPosition.get(`${m.partition}/${m.offset}`);
+    return record === undefined ? [] : [{ ...flowFailureToDeadLetter({ record, reason: `${m.reason} (source ${source.name}'s schema)` }), code: SCHEMA_MISFIT }];
+  });
+  return { rows: records.length - misfits.length, misfits };
 }
+
+/** Dead-letter code of a record whose value does not fit the source's declared schema. */
+export const SCHEMA_MISFIT = 'SCHEMA_MISFIT';
 
 /** Refuses a position the log no longer (or never) had: records lost to retention, or a recreated topic. */
 function checkInLog(context: FlowContext, source: SourceDataset, bounds: PartitionOffsets, from: bigint, fromCheckpoint: boolean): void {
