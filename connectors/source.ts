@@ -30,6 +30,8 @@ export interface OffsetStream {
    * per partition where the read stopped (the range's end when complete).
    */
   read(ranges: readonly PositionRange[], limits: { readonly maxBytes: number; readonly idleMs: number }): Promise<OffsetRead>;
+  /** Told where the reader's position stands (its checkpoint's, then after each batch), for lag reporting. */
+  at?(positions: readonly SourcePosition[]): void;
   close(): Promise<void>;
 }
 

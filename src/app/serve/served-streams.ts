@@ -11,7 +11,7 @@ export interface PartitionProgress extends TopicPartition {
   readonly source: string;
   readonly reader: string;
   readonly high: bigint;
-  /** Where the reader's last read stopped (undefined before it read this partition). */
+  /** Where the reader's position stands: its checkpoint's, or after its last batch (undefined before its first round). */
   readonly reached?: bigint;
   readonly records: number;
   readonly deadLetters: number;
@@ -48,9 +48,12 @@ export class ServedStreams implements OffsetStreamConnector {
         const count = (items: readonly TopicPartition[], tp: TopicPartition): number => items.filter((i) => i.partition === tp.partition && i.topic === tp.topic).length;
         for (const p of read.reached) {
           const known = progressOf(p);
-          note(p, { reached: p.nextOffset, records: (known?.records ?? 0) + count(read.records, p), deadLetters: (known?.deadLetters ?? 0) + count(read.deadLetters, p) });
+          note(p, { records: (known?.records ?? 0) + count(read.records, p), deadLetters: (known?.deadLetters ?? 0) + count(read.deadLetters, p) });
         }
         return read;
+      },
+      at(positions) {
+        for (const p of positions) note(p, { reached: p.nextOffset });
       },
       // Kept open for the next trigger; closeAll closes it when the service stops.
       close: async () => undefined,

@@ -53,6 +53,7 @@ export function kafkaInput(context: FlowContext, source: SourceDataset, connecto
         cursor.set(key, { topic: b.topic, partition: b.partition, nextOffset: from });
         ends.set(key, b.high);
       }
+      stream.at?.([...cursor.values()]);
       const exhausted = new Set<string>();
       const left = (): SourcePosition[] => [...cursor].filter(([key, p]) => !exhausted.has(key) && p.nextOffset < (ends.get(key) ?? 0n)).map(([, p]) => p);
       // Nothing read before and nothing to read: the input gives no columns yet.
@@ -71,6 +72,7 @@ export function kafkaInput(context: FlowContext, source: SourceDataset, connecto
             else covered.push({ topic: reached.topic, partition: reached.partition, firstOffset: before, nextOffset: reached.nextOffset });
             cursor.set(key, reached);
           }
+          stream?.at?.([...cursor.values()]);
           const records: JsonRecord[] = [];
           const letters: DeadLetterCandidate[] = [...read.deadLetters];
           for (const record of read.records) {
