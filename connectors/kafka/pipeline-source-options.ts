@@ -18,8 +18,8 @@
  *         schema_registry_username_env: …            # with schema_registry_password_env
  *         dead_letter_table: lake.orders_dead_letters  # default <flow's namespace>.<source>_dead_letters
  *
- * Dotted option names (kafka.security.protocol, startingOffsets, …) are Spark's, passed on by
- * `thund lower`; the native reader ignores them.
+ * Dotted and camelCase option names (kafka.security.protocol, maxOffsetsPerTrigger, …) are
+ * Spark's, passed on by `thund lower`; the native reader ignores them.
  *
  * Errors name the source and the option (and the variable), never a secret's value.
  */
@@ -67,8 +67,8 @@ export function pipelineKafkaSource(source: SourceDataset, env: Env = process.en
   const fail = (message: string, option?: string): never => {
     throw new InvalidInputError(`Kafka source "${source.name}": ${message}`, { context: { source: source.name, ...(option === undefined ? {} : { option }) } });
   };
-  // Dotted names are Spark's and Kafka's own options (for `thund lower`); the native reader takes only the brokers from them.
-  const own = Object.fromEntries(Object.entries(kafka.options).filter(([name]) => !name.includes('.')));
+  // Dotted and camelCase names are Spark's and Kafka's own options (for `thund lower`); the native reader takes only the brokers from them.
+  const own = Object.fromEntries(Object.entries(kafka.options).filter(([name]) => !isSparkOption(name)));
   const parsed = OPTIONS.safeParse(own);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -94,6 +94,8 @@ export function pipelineKafkaSource(source: SourceDataset, env: Env = process.en
 }
 
 type Fail = (message: string, option?: string) => never;
+
+const isSparkOption = (name: string): boolean => name.includes('.') || /^[a-z]+[A-Z]/.test(name);
 
 function connectionOf(options: Options, env: Env, fail: Fail): KafkaJsClientOptions['connection'] {
   const protocol = options.security_protocol ?? (options.sasl_mechanism === undefined ? 'PLAINTEXT' : 'SASL_PLAINTEXT');
