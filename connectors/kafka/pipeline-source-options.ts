@@ -5,7 +5,7 @@
  *   sources:
  *     customer_changes:
  *       format: kafka
- *       topic: shop.public.customers
+ *       topic: shop.public.customers                 # or topics: [a, b]
  *       bootstrap_servers: ${THUND_KAFKA_BROKERS}    # default THUND_KAFKA_BROKERS
  *       value_format: debezium                       # json | avro | debezium | debezium-avro
  *       options:
@@ -84,7 +84,7 @@ export function pipelineKafkaSource(source: SourceDataset, env: Env = process.en
   const connection = connectionOf(options, env, fail);
   const decoder = decoderOf(kafka.valueFormat, options, env, fail);
   return {
-    topics: [kafka.topic],
+    topics: kafka.topics,
     brokers,
     ...(connection === undefined ? {} : { connection }),
     decoder,

@@ -113,7 +113,9 @@ const ParquetSourceWire = strictObject(
 const KafkaSourceWire = strictObject(
   {
     format: z.literal('kafka'),
-    topic: text('topic'),
+    /** One topic, or several with `topics` (a source may name both: they are read together). */
+    topic: text('topic').optional(),
+    topics: z.array(text('topics entry'), { error: 'topics must be a list of topic names' }).min(1, 'topics must not be empty').optional(),
     bootstrap_servers: text('bootstrap_servers').optional(),
     value_format: z.enum(['json', 'avro', 'debezium', 'debezium-avro'], { error: 'value_format must be json, avro, debezium or debezium-avro' }).default('json'),
     starting_offsets: z.enum(['earliest', 'latest'], { error: 'starting_offsets must be earliest or latest' }).default('earliest'),
@@ -121,7 +123,7 @@ const KafkaSourceWire = strictObject(
     ...sourceCommon,
   },
   'a kafka source',
-);
+).refine((source) => source.topic !== undefined || source.topics !== undefined, { message: 'a kafka source names its topic (topic: name) or topics (topics: [a, b])', path: ['topic'] });
 
 export const DefinitionSourceWire = z.discriminatedUnion('format', [ParquetSourceWire, KafkaSourceWire], {
   error: 'format must be "parquet" or "kafka"',

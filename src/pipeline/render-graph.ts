@@ -31,7 +31,7 @@ function flowLabel(flow: Flow): string {
 function datasetDetail(dataset: Dataset): string {
   switch (dataset.kind) {
     case 'source':
-      return dataset.source.format === 'parquet' ? 'parquet' : `kafka topic ${dataset.source.topic}`;
+      return dataset.source.format === 'parquet' ? 'parquet' : `kafka topic${dataset.source.topics.length > 1 ? 's' : ''} ${dataset.source.topics.join(', ')}`;
     case 'streaming-table':
     case 'materialized-view': {
       const parts = dataset.table.partitioning.map((field) => field.term);

@@ -41,7 +41,8 @@ export function expandSpecEnv(wire: PipelineDefinitionWire, env: Environment): E
         name,
         {
           ...source,
-          topic: expand(source.topic, [...at, 'topic']),
+          ...(source.topic === undefined ? {} : { topic: expand(source.topic, [...at, 'topic']) }),
+          ...(source.topics === undefined ? {} : { topics: source.topics.map((topic, i) => expand(topic, [...at, 'topics', i])) }),
           ...(source.bootstrap_servers === undefined ? {} : { bootstrap_servers: expand(source.bootstrap_servers, [...at, 'bootstrap_servers']) }),
           options: expandMap(source.options, [...at, 'options']),
         },

@@ -142,7 +142,7 @@ function toDefinition(wire: PipelineDefinitionWire, sourceName: string, yaml: Ya
       wireSource.format === 'parquet'
         ? { format: 'parquet', paths: (typeof wireSource.path === 'string' ? [wireSource.path] : wireSource.path).map((p) => resolveDataPath(folder, p)) }
         : kafkaOptions({
-            topic: wireSource.topic,
+            topics: [...(wireSource.topic === undefined ? [] : [wireSource.topic]), ...(wireSource.topics ?? [])],
             ...(wireSource.bootstrap_servers === undefined ? {} : { bootstrapServers: wireSource.bootstrap_servers }),
             valueFormat: wireSource.value_format,
             startingOffsets: wireSource.starting_offsets,

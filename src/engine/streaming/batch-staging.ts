@@ -41,7 +41,13 @@ export interface StagingRequest {
    * whole batch (one more pass over the file; for a batch that brings new fields).
    */
   readonly readOtherFields?: boolean;
+  /** Stage the record headers too, as `_kafka_headers` (a list of {key, value} in record order; pipelines select it). */
+  readonly withHeaders?: boolean;
 }
+
+/** The column the headers land in when staged, and its type (Spark's Kafka source gives the same shape). */
+export const HEADERS_COLUMN = '_kafka_headers';
+const HEADERS_TYPE = 'STRUCT(key VARCHAR, value VARCHAR)[]';
 
 /** The reserved column a value field collides with, if any. */
 export function reservedFieldOf(value: Record<string, unknown>): string | undefined {
@@ -49,8 +55,8 @@ export function reservedFieldOf(value: Record<string, unknown>): string | undefi
   return undefined;
 }
 
-export function stagedLine(record: JsonRecord): string {
-  const head = lineHead(record);
+export function stagedLine(record: JsonRecord, withHeaders = false): string {
+  const head = lineHead(record) + (withHeaders ? headersField(record) : '');
   if (record.json !== undefined) {
     const body = record.json.subarray(openingBrace(record.json) + 1).toString('utf8');
     return /^[ \t]*\}/.test(body) ? `${head}${body}` : `${head},${body}`;
@@ -62,6 +68,11 @@ export function stagedLine(record: JsonRecord): string {
 /** `{"_kafka_topic":…,"_kafka_key":…` without the closing brace. */
 function lineHead(record: JsonRecord, quotedTopic: string = JSON.stringify(record.topic)): string {
   return `{"_kafka_topic":${quotedTopic},"_kafka_partition":${record.partition},"_kafka_offset":${record.offset},"_kafka_timestamp":${record.timestampMs},"_kafka_key":${quotedKey(record.key)}`;
+}
+
+/** `,"_kafka_headers":[{"key":…,"value":…}, …]`, values as UTF-8 text (null stays null). */
+function headersField(record: JsonRecord): string {
+  return `,"${HEADERS_COLUMN}":${JSON.stringify(record.headers.map((h) => ({ key: h.key, value: h.value === null ? null : h.value.toString('utf8') })))}`;
 }
 
 /** The key as a JSON string; printable ASCII without quotes or backslashes needs no escaping. */
@@ -77,7 +88,7 @@ export interface StagedLines {
 }
 
 /** All lines of a batch as one buffer: checked JSON values are copied as bytes, not decoded. */
-export function stagedLines(records: readonly JsonRecord[]): StagedLines {
+export function stagedLines(records: readonly JsonRecord[], withHeaders = false): StagedLines {
   const topicHeads = new Map<string, Buffer>();
   const out = new GrowingBuffer(records.reduce((sum, r) => sum + (r.json?.length ?? 256) + (r.key?.length ?? 0) + 160, 0));
   let longestLine = 0;
@@ -91,7 +102,7 @@ export function stagedLines(records: readonly JsonRecord[]): StagedLines {
     }
     const json = record.json;
     if (json === undefined) {
-      out.text(stagedLine(record));
+      out.text(stagedLine(record, withHeaders));
       continue;
     }
     let topicHead = topicHeads.get(record.topic);
@@ -112,6 +123,7 @@ export function stagedLines(records: readonly JsonRecord[]): StagedLines {
       out.all(key);
       out.byte(QUOTE);
     } else out.text(JSON.stringify(key.toString('utf8')));
+    if (withHeaders) out.text(headersField(record));
     // The whole value goes in after the head, its opening brace turned into the comma that joins
     // the two (or a blank when the object is empty): one native copy per record.
     const brace = openingBrace(json);
@@ -246,7 +258,7 @@ export interface StagedView {
 export async function stageRecordsAsView(request: StagingRequest): Promise<StagedView> {
   const file = join(request.tempDir, `batch-${process.pid}-${++fileCounter}.ndjson`);
   const view = `${request.table}_file`;
-  const lines = stagedLines(request.records);
+  const lines = stagedLines(request.records, request.withHeaders === true);
   await writeFile(file, lines.bytes);
   const release = (): Promise<void> => rm(file, { force: true });
   try {
@@ -254,9 +266,11 @@ export async function stageRecordsAsView(request: StagingRequest): Promise<Stage
     let columns = request.columns;
     if (columns !== undefined && request.readOtherFields === true) columns = await withOtherFields(request.session, file, options, columns);
     if (columns === undefined) options.push('sample_size = -1');
-    else options.push(`columns = ${columnsStruct(columns)}`);
+    else options.push(`columns = ${columnsStruct(request.withHeaders === true ? new Map([[HEADERS_COLUMN, HEADERS_TYPE], ...columns]) : columns)}`);
+    // A batch without any header reads the column as an untyped list: it gets the type all batches share.
+    const headers = request.withHeaders === true ? `, CAST(${HEADERS_COLUMN} AS ${HEADERS_TYPE}) AS ${HEADERS_COLUMN}` : '';
     await request.session.run(
-      `CREATE OR REPLACE VIEW ${quoteIdentifier(view)} AS SELECT * REPLACE (epoch_ms(_kafka_timestamp) AS _kafka_timestamp) FROM read_json(${quoteLiteral(file)}, ${options.join(', ')})`,
+      `CREATE OR REPLACE VIEW ${quoteIdentifier(view)} AS SELECT * REPLACE (epoch_ms(_kafka_timestamp) AS _kafka_timestamp${headers}) FROM read_json(${quoteLiteral(file)}, ${options.join(', ')})`,
     );
     return { view, release };
   } catch (error) {

@@ -31,7 +31,10 @@ export interface ParquetSourceOptions {
 /** A Kafka topic; the connector reads it (positions as partition offsets). Options pass through. */
 export interface KafkaSourceOptions {
   readonly format: 'kafka';
+  /** The first of `topics`. */
   readonly topic: string;
+  /** Every topic the source reads (one or more, no repeats). */
+  readonly topics: readonly string[];
   readonly bootstrapServers?: string;
   readonly valueFormat: 'json' | 'avro' | 'debezium' | 'debezium-avro';
   readonly startingOffsets: 'earliest' | 'latest';

@@ -179,10 +179,16 @@ export function flow(name: string, input: FlowInput, origins: ElementOrigins, im
   return { ...base, kind: kind === 'once' ? 'once' : 'append' };
 }
 
-export function kafkaOptions(input: Pick<KafkaSourceOptions, 'topic'> & Partial<Omit<KafkaSourceOptions, 'format' | 'topic'>>): KafkaSourceOptions {
+export function kafkaOptions(
+  input: (Pick<KafkaSourceOptions, 'topic'> | Pick<KafkaSourceOptions, 'topics'>) & Partial<Omit<KafkaSourceOptions, 'format' | 'topic' | 'topics'>>,
+): KafkaSourceOptions {
+  const topics = [...new Set('topics' in input ? input.topics : [input.topic])];
+  const [topic] = topics;
+  if (topic === undefined) throw new InvalidInputError('a Kafka source names at least one topic');
   return {
     format: 'kafka',
-    topic: input.topic,
+    topic,
+    topics,
     ...(input.bootstrapServers === undefined ? {} : { bootstrapServers: input.bootstrapServers }),
     valueFormat: input.valueFormat ?? 'json',
     startingOffsets: input.startingOffsets ?? 'earliest',

@@ -36,7 +36,10 @@ export async function changeEvents(part: number): Promise<{ key: string; value: 
   }
 }
 
-export async function produce(topic: string, records: readonly { key: string | null; value: string | null; partition?: number; timestamp?: number }[]): Promise<void> {
+export async function produce(
+  topic: string,
+  records: readonly { key: string | null; value: string | null; partition?: number; timestamp?: number; headers?: Record<string, string | string[]> }[],
+): Promise<void> {
   const producer = kafka.producer({ allowAutoTopicCreation: false });
   await producer.connect();
   try {
@@ -48,6 +51,7 @@ export async function produce(topic: string, records: readonly { key: string | n
           value: r.value,
           ...(r.partition === undefined ? {} : { partition: r.partition }),
           ...(r.timestamp === undefined ? {} : { timestamp: String(r.timestamp) }),
+          ...(r.headers === undefined ? {} : { headers: r.headers }),
         })),
       });
     }

@@ -143,6 +143,14 @@ describe('skeleton spec problems name file, line:column and field', () => {
     expect(problems(goodWith(4, '    fromat: parquet'))).toEqual(['pipeline.yaml:3:3 THUND_E_SPEC sources.orders.format: format must be "parquet" or "kafka"']);
   });
 
+  it('a kafka source names a topic or topics; both are read together, each once', () => {
+    expect(problems(lines('pipeline: demo', 'sources:', '  orders:', '    format: kafka', 'tables:', '  lake.t:', '    sql: SELECT 1'))).toEqual([
+      'pipeline.yaml:3:3 THUND_E_SPEC sources.orders.topic: a kafka source names its topic (topic: name) or topics (topics: [a, b])',
+    ]);
+    const both = definition(lines('pipeline: demo', 'sources:', '  orders:', '    format: kafka', '    topic: a', '    topics: [b, a]', 'tables:', '  lake.t:', '    sql: SELECT * FROM orders'));
+    expect(sources(both)[0]?.source).toMatchObject({ format: 'kafka', topic: 'a', topics: ['a', 'b'] });
+  });
+
   it('a misspelt field in a table is refused, listing the allowed ones', () => {
     expect(problems(goodWith(8, '    mdoe: append'))[0]).toMatch(/^pipeline\.yaml:8:5 THUND_E_SPEC tables\["lake\.orders"\]\.mdoe: unknown field "mdoe" in a table; allowed: kind, mode, keys,/);
   });

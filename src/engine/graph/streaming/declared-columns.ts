@@ -9,7 +9,7 @@ import { quoteIdentifier, quoteLiteral, type DuckDbSession } from '../../../duck
 import { arrowTypeToIceberg } from '../../../iceberg/arrow-types.js';
 import { icebergToDuckDbType } from '../../../iceberg/duckdb-types.js';
 import type { DeclaredSchema } from '../../../pipeline/ir/column-types.js';
-import { RECORD_COLUMNS } from '../../streaming/batch-staging.js';
+import { HEADERS_COLUMN, RECORD_COLUMNS } from '../../streaming/batch-staging.js';
 
 export interface MisfitRow {
   readonly partition: number;
@@ -40,7 +40,7 @@ export async function applyDeclaredColumns(session: DuckDbSession, relation: str
     `SELECT _kafka_partition AS p, _kafka_offset::VARCHAR AS o, coalesce(${reasons.join(', ')}) AS reason FROM ${table} WHERE ${columns.map((c) => `(${c.misfit})`).join(' OR ') || 'FALSE'}`,
   );
   const fits = columns.map((c) => `NOT (${c.misfit})`).join(' AND ') || 'TRUE';
-  const select = [...RECORD_COLUMNS.map(quoteIdentifier), ...columns.map((c) => `${c.cast} AS ${quoteIdentifier(c.name)}`)].join(', ');
+  const select = [...[...RECORD_COLUMNS, HEADERS_COLUMN].map(quoteIdentifier), ...columns.map((c) => `${c.cast} AS ${quoteIdentifier(c.name)}`)].join(', ');
   await session.run(`CREATE OR REPLACE TABLE ${table} AS SELECT ${select} FROM ${table} WHERE ${fits}`);
   return misfits.map((row) => ({ partition: Number(row['p']), offset: BigInt(String(row['o'])), reason: String(row['reason']) }));
 }

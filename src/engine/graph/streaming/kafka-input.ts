@@ -4,7 +4,8 @@
  * at most the batch's records (offsets) and bytes; a partition nothing arrives from for a while
  * (records past the last stable offset of an open transaction) ends the round where it stands.
  * Records land as rows of their value's fields plus `_kafka_topic`, `_kafka_partition`,
- * `_kafka_offset`, `_kafka_timestamp` (a timestamp) and `_kafka_key`, staged like serve's batches.
+ * `_kafka_offset`, `_kafka_timestamp` (a timestamp), `_kafka_key` and `_kafka_headers` (a list of
+ * {key, value}), staged like serve's batches.
  * Records that cannot be decoded, or whose value has a field named like a coordinate column, go to
  * the source's dead-letter table (exactly once: that table records its own positions) before the
  * batch's rows are committed.
@@ -16,7 +17,7 @@ import { quoteIdentifier, quoteLiteral } from '../../../duckdb/session.js';
 import { InvalidInputError } from '../../../errors.js';
 import type { SourceDataset } from '../../../pipeline/ir/dataset.js';
 import { formatOrigin } from '../../../pipeline/ir/origin.js';
-import { reservedFieldOf, stageRecords, type JsonRecord } from '../../streaming/batch-staging.js';
+import { HEADERS_COLUMN, reservedFieldOf, stageRecords, type JsonRecord } from '../../streaming/batch-staging.js';
 import { applyDeclaredColumns } from './declared-columns.js';
 import { DeadLetterSink } from '../../streaming/dead-letter-sink.js';
 import { flowFailureToDeadLetter } from '../../streaming/dead-letters.js';
@@ -108,13 +109,13 @@ async function stageBatch(context: FlowContext, source: SourceDataset, relation:
     const [exists] = await session.queryJson(`SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE table_name = ${quoteLiteral(relation)} AND NOT temporary`);
     if (Number(exists?.['n'] ?? 0) > 0) await session.run(`DELETE FROM ${table}`);
     else {
-      const coordinates = 'NULL::VARCHAR AS _kafka_topic, NULL::INTEGER AS _kafka_partition, NULL::BIGINT AS _kafka_offset, NULL::TIMESTAMP AS _kafka_timestamp, NULL::VARCHAR AS _kafka_key';
+      const coordinates = `NULL::VARCHAR AS _kafka_topic, NULL::INTEGER AS _kafka_partition, NULL::BIGINT AS _kafka_offset, NULL::TIMESTAMP AS _kafka_timestamp, NULL::VARCHAR AS _kafka_key, NULL::STRUCT(key VARCHAR, value VARCHAR)[] AS ${HEADERS_COLUMN}`;
       await session.run(`CREATE OR REPLACE TABLE ${table} AS SELECT ${coordinates} LIMIT 0`);
       if (source.schema !== undefined) await applyDeclaredColumns(session, relation, source.schema);
     }
     return { rows: 0, misfits: [] };
   }
-  await stageRecords({ session, records, table: relation, tempDir: context.tempDir });
+  await stageRecords({ session, records, table: relation, tempDir: context.tempDir, withHeaders: true });
   if (source.schema === undefined) return { rows: records.length, misfits: [] };
   const misfitRows = await applyDeclaredColumns(session, relation, source.schema);
   const byPosition = new Map(records.map((r) => [`${r.partition}/${r.offset}`, r]));

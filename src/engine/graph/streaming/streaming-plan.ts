@@ -53,7 +53,7 @@ export async function planStreamingFlow(context: FlowContext): Promise<Streaming
     }
     const watermark = dataset.watermark === undefined ? {} : { watermark: dataset.watermark };
     if (dataset.source.format === 'kafka') {
-      if (context.streams === undefined) throw refused(flow, `STREAM(${read.name}) reads the Kafka topic ${dataset.source.topic}, and this run has no Kafka reader`);
+      if (context.streams === undefined) throw refused(flow, `STREAM(${read.name}) reads the Kafka topic ${dataset.source.topics.join(', ')}, and this run has no Kafka reader`);
       inputs.push({ key, input: kafkaInput(context, dataset, context.streams), ...watermark });
       continue;
     }

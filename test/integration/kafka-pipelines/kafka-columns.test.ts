@@ -1,0 +1,64 @@
+/**
+ * What a flow can select from a Kafka source (real broker, `thund run`'s engine): a source of two
+ * topics (`topics: [a, b]`) read together, each record's topic, partition, offset, timestamp,
+ * key and headers (repeated keys kept in order) as columns beside its value's fields, and a JSON
+ * value without a declared schema typed as DuckDB infers it (a nested object is a struct).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { kafkaOffsetStreams } from '../../../connectors/kafka/kafka-offset-stream.js';
+import { openCatalog, type OpenedCatalog } from '../../../src/app/open-catalog.js';
+import { brokers, createTopic, runSinkSpec, unique } from '../kafka-support/sink-readback.js';
+import { produce } from './debezium-topic.js';
+import { liveTableRows } from './pipeline-tables.js';
+
+let work: string;
+let opened: OpenedCatalog;
+
+beforeEach(async () => {
+  work = mkdtempSync(join(tmpdir(), 'thund-kafka-columns-'));
+  opened = await openCatalog(undefined, { warehouse: join(work, 'warehouse') });
+});
+afterEach(async () => {
+  await opened.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+it('reads two topics as one source, with coordinates, key, headers and nested values as columns', async () => {
+  const [a, b] = [await createTopic('thund-columns-a', 1), await createTopic('thund-columns-b', 2)];
+  const at = Date.UTC(2026, 0, 2, 3, 4, 5);
+  await produce(a, [
+    { key: 'k1', value: JSON.stringify({ id: 1, device: { name: 'probe', rack: 7 } }), partition: 0, timestamp: at, headers: { trace: ['t-1', 't-2'], origin: 'a' } },
+    { key: null, value: JSON.stringify({ id: 2, device: { name: 'gauge', rack: 9 } }), partition: 0, timestamp: at + 1_000 },
+  ]);
+  await produce(b, [{ key: 'k3', value: JSON.stringify({ id: 3, device: { name: 'valve', rack: 1 } }), partition: 1, timestamp: at + 2_000, headers: { origin: 'b' } }]);
+  const spec = `pipeline: ${unique('columns').replace(/-/g, '_')}
+sources:
+  devices:
+    format: kafka
+    topics: [${a}, ${b}]
+    bootstrap_servers: "${brokers.join(',')}"
+tables:
+  lake.readings:
+    kind: streaming_table
+    sql: |
+      SELECT id, device.name AS device_name, device.rack AS rack, _kafka_topic AS topic, _kafka_partition AS kafka_partition,
+             _kafka_offset AS kafka_offset, _kafka_timestamp AS produced_at, _kafka_key AS record_key, _kafka_headers AS headers
+      FROM STREAM(devices)
+`;
+  const ran = await runSinkSpec({ work, opened }, spec, { streams: kafkaOffsetStreams() });
+  expect(ran.result.status).toBe('completed');
+  const rows = await liveTableRows(
+    opened,
+    { namespace: ['lake'], name: 'readings' },
+    "id::INTEGER, device_name, rack::INTEGER, topic, kafka_partition::INTEGER, kafka_offset::INTEGER, strftime(produced_at, '%Y-%m-%d %H:%M:%S'), record_key, to_json(headers)::VARCHAR",
+    'id',
+  );
+  expect(rows).toEqual([
+    [1, 'probe', 7, a, 0, 0, '2026-01-02 03:04:05', 'k1', '[{"key":"trace","value":"t-1"},{"key":"trace","value":"t-2"},{"key":"origin","value":"a"}]'],
+    [2, 'gauge', 9, a, 0, 1, '2026-01-02 03:04:06', null, '[]'],
+    [3, 'valve', 1, b, 1, 0, '2026-01-02 03:04:07', 'k3', '[{"key":"origin","value":"b"}]'],
+  ]);
+});
