@@ -1,30 +1,58 @@
 /**
  * Samples the resident memory of a process and all its descendants (read from /proc), keeping the
- * largest sum seen: the peak RSS of a process tree such as python → spark-submit → java.
+ * largest sum seen: the peak RSS of a process tree such as python → spark-submit → java. Also the
+ * CPU time (user + system, all threads) the tree's live processes have used, as of the last sample.
  */
+import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 
 export interface RssSampler {
   /** Largest summed VmRSS seen so far, in MiB. */
   peakMiB(): number;
+  /** CPU seconds of the tree's processes at the last sample (a process that ended before it is not counted). */
+  cpuSeconds(): number;
   stop(): void;
 }
 
 export function sampleProcessTreeRss(rootPid: number, intervalMs = 100): RssSampler {
   let peakKiB = 0;
+  let cpu = 0;
   const sample = (): void => {
-    const total = treePids(rootPid).reduce((sum, pid) => sum + statusField(pid, 'VmRSS'), 0);
+    const pids = treePids(rootPid);
+    const total = pids.reduce((sum, pid) => sum + statusField(pid, 'VmRSS'), 0);
     peakKiB = Math.max(peakKiB, total);
+    // Once the root has exited the tree reads as empty: keep the last live figure.
+    const used = pids.reduce((sum, pid) => sum + cpuTicks(pid), 0) / 100;
+    if (used > 0) cpu = used;
   };
   sample();
   const timer = setInterval(sample, intervalMs);
   return {
     peakMiB: () => peakKiB / 1024,
+    cpuSeconds: () => cpu,
     stop: () => {
       sample();
       clearInterval(timer);
     },
   };
+}
+
+/**
+ * Runs `file` with `args` (one hour at most) while sampling its process tree; resolves with its
+ * stdout, rejects with the last 30 lines of its stderr when it fails (named by its first argument,
+ * the script).
+ */
+export function execSampled(file: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ stdout: string; sampler: RssSampler }> {
+  let sampler: RssSampler | undefined;
+  return new Promise((resolve, reject) => {
+    const child = execFile(file, args, { maxBuffer: 64 * 1024 * 1024, timeout: 3_600_000, env }, (error, out, err) => {
+      sampler?.stop();
+      if (error !== null) reject(new Error(`${basename(args[0] ?? file)} failed: ${error.message}\n${err.split('\n').slice(-30).join('\n')}`));
+      else resolve({ stdout: out, sampler: sampler as RssSampler });
+    });
+    if (child.pid !== undefined) sampler = sampleProcessTreeRss(child.pid);
+  });
 }
 
 function treePids(rootPid: number): number[] {
@@ -49,6 +77,16 @@ function statusField(pid: number, field: string): number {
   try {
     const match = new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return Number(match?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+/** utime + stime of /proc/PID/stat in clock ticks (100 per second); 0 once the process is gone. */
+function cpuTicks(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+    return Number(fields[11]) + Number(fields[12]);
   } catch {
     return 0;
   }

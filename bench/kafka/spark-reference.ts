@@ -5,12 +5,11 @@
  * Hadoop catalog (spark_kafka_to_iceberg.py). The peak RSS is that of the whole process tree
  * (the Python driver and Spark's JVM), sampled every 100 ms.
  */
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { prepareSparkPipelines } from '../../test/stack/spark-pipelines.js';
-import { sampleProcessTreeRss } from './process-tree-rss.js';
+import { execSampled } from './process-tree-rss.js';
 
 export interface SparkReferenceOptions {
   readonly brokers: string;
@@ -57,15 +56,7 @@ export async function runSparkReference(options: SparkReferenceOptions): Promise
       '--topic', options.topic,
       ...(options.driverMemory === undefined ? [] : ['--driver-memory', options.driverMemory]),
     ];
-    let sampler: ReturnType<typeof sampleProcessTreeRss> | undefined;
-    const stdout = await new Promise<string>((resolve, reject) => {
-      const child = execFile(python, args, { maxBuffer: 64 * 1024 * 1024, timeout: 3_600_000, env: { ...process.env, SPARK_LOCAL_IP: '127.0.0.1' } }, (error, out, err) => {
-        sampler?.stop();
-        if (error !== null) reject(new Error(`spark_kafka_to_iceberg.py failed: ${error.message}\n${err.split('\n').slice(-30).join('\n')}`));
-        else resolve(out);
-      });
-      if (child.pid !== undefined) sampler = sampleProcessTreeRss(child.pid);
-    });
+    const { stdout, sampler } = await execSampled(python, args, { ...process.env, SPARK_LOCAL_IP: '127.0.0.1' });
     const out = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as ScriptOutput;
     if (options.expectedRecords !== undefined && (out.records !== options.expectedRecords || out.distinct_keys !== options.expectedRecords)) {
       throw new Error(`spark reference: expected ${options.expectedRecords} records with distinct keys, got ${out.records} records, ${out.distinct_keys} distinct keys`);
@@ -74,7 +65,7 @@ export async function runSparkReference(options: SparkReferenceOptions): Promise
       records: out.records,
       seconds: out.query_seconds,
       recordsPerSecond: out.records / out.query_seconds,
-      peakRssMiB: sampler?.peakMiB() ?? 0,
+      peakRssMiB: sampler.peakMiB(),
       startupSeconds: out.session_seconds,
       batches: out.batches,
       durationMs: out.duration_ms,

@@ -3,7 +3,7 @@
 offsets with trigger available-now and appends the decoded JSON values, with each record's topic,
 partition, offset, timestamp and key (the columns `thund serve` lands), into an Iceberg table of a
 local Hadoop catalog. Prints one JSON line:
-{"records", "distinct_keys", "query_seconds", "session_seconds", "batches", "duration_ms"}.
+{"records", "distinct_keys", "query_seconds", "session_seconds", "batches", "input_rows", "duration_ms"}.
 query_seconds runs from the query's start to its end (JVM start and session creation excluded, as
 the Thund figure excludes the service's start); session_seconds is the session creation.
 """
@@ -17,59 +17,29 @@ import time
 
 os.environ["TZ"] = "UTC"
 time.tzset()
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from spark_bench import add_kafka_arguments, await_available_now, kafka_stream, local_session  # noqa: E402  (bench/spark_bench.py)
 
 VALUE_SCHEMA = "id BIGINT, name STRING, amount DOUBLE, city STRING, note STRING"
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--jars", required=True, help="comma-separated: Iceberg runtime, Kafka connector and its dependencies")
-    parser.add_argument("--warehouse", required=True, help="local folder for the Hadoop catalog and the checkpoint")
-    parser.add_argument("--brokers", required=True)
-    parser.add_argument("--topic", required=True)
-    parser.add_argument("--driver-memory", default="1g")
-    parser.add_argument("--max-offsets-per-trigger", type=int, default=0, help="0: one micro-batch for everything available")
+    add_kafka_arguments(parser, driver_memory="1g", max_offsets_per_trigger=0)
     args = parser.parse_args(argv)
 
-    from pyspark.sql import SparkSession
     from pyspark.sql import functions as F
 
     session_started = time.perf_counter()
-    spark = (
-        SparkSession.builder.master("local[2]")
-        .appName("thund-bench-kafka-spark")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.memory", args.driver_memory)
-        .config("spark.driver.extraJavaOptions", "-Duser.timezone=UTC")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.local.dir", os.path.join(args.warehouse, "spark-local"))
-        .config("spark.jars", args.jars)
-        .config("spark.sql.catalog.bench", "org.apache.iceberg.spark.SparkCatalog")
-        .config("spark.sql.catalog.bench.type", "hadoop")
-        .config("spark.sql.catalog.bench.warehouse", "file://" + os.path.abspath(args.warehouse))
-        .getOrCreate()
-    )
-    spark.sparkContext.setLogLevel("ERROR")
+    spark = local_session("thund-bench-kafka-spark", jars=args.jars, warehouse=args.warehouse, driver_memory=args.driver_memory, shuffle_partitions=2)
     session_seconds = time.perf_counter() - session_started
     try:
         spark.sql(
             f"CREATE TABLE bench.kafka.events ({VALUE_SCHEMA}, _kafka_topic STRING, _kafka_partition INT, _kafka_offset BIGINT, _kafka_timestamp BIGINT, _kafka_key STRING) "
             "USING iceberg TBLPROPERTIES ('format-version'='2')"
         )
-        reader = (
-            spark.readStream.format("kafka")
-            .option("kafka.bootstrap.servers", args.brokers)
-            .option("subscribe", args.topic)
-            .option("startingOffsets", "earliest")
-            .option("failOnDataLoss", "true")
-        )
-        if args.max_offsets_per_trigger > 0:
-            reader = reader.option("maxOffsetsPerTrigger", str(args.max_offsets_per_trigger))
-        rows = reader.load().select(
+        rows = kafka_stream(spark, args.brokers, args.topic, args.max_offsets_per_trigger).select(
             F.from_json(F.col("value").cast("string"), VALUE_SCHEMA).alias("v"),
             F.col("topic").alias("_kafka_topic"),
             F.col("partition").alias("_kafka_partition"),
@@ -86,25 +56,13 @@ def main(argv: list[str]) -> int:
             .option("checkpointLocation", os.path.join(args.warehouse, "checkpoint"))
             .toTable("bench.kafka.events")
         )
-        query.awaitTermination()
-        query_seconds = time.perf_counter() - started
-        if query.exception() is not None:
-            raise RuntimeError(str(query.exception()))
-        progress = [p for p in query.recentProgress if p["numInputRows"] > 0]
-        batches = len(progress)
-        # Where the query's time went, summed over its batches (addBatch, latestOffset, queryPlanning, walCommit, ...).
-        durations: dict[str, int] = {}
-        for p in progress:
-            for key, value in p["durationMs"].items():
-                durations[key] = durations.get(key, 0) + int(value)
+        finished = await_available_now(query, started)
         counted = spark.sql("SELECT count(*) AS n, count(DISTINCT _kafka_key) AS k FROM bench.kafka.events").collect()[0]
         print(json.dumps({
             "records": counted["n"],
             "distinct_keys": counted["k"],
-            "query_seconds": query_seconds,
             "session_seconds": session_seconds,
-            "batches": batches,
-            "duration_ms": durations,
+            **finished,
         }))
         return 0
     finally:

@@ -13,6 +13,9 @@ import time
 
 os.environ["TZ"] = "UTC"
 time.tzset()
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from spark_bench import local_session  # noqa: E402  (bench/spark_bench.py)
 
 
 def main(argv: list[str]) -> int:
@@ -25,27 +28,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--driver-memory", default="6g")
     args = parser.parse_args(argv)
 
-    from pyspark.sql import SparkSession
-
-    spark = (
-        SparkSession.builder.master("local[2]")
-        .appName("thund-bench-upsert")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.memory", args.driver_memory)
-        .config("spark.driver.extraJavaOptions", "-Duser.timezone=UTC")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.local.dir", os.path.join(args.warehouse, "spark-local"))
-        .config("spark.jars", args.jars)
-        .config("spark.sql.extensions", "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
-        .config("spark.sql.catalog.bench", "org.apache.iceberg.spark.SparkCatalog")
-        .config("spark.sql.catalog.bench.type", "hadoop")
-        .config("spark.sql.catalog.bench.warehouse", "file://" + os.path.abspath(args.warehouse))
-        .getOrCreate()
-    )
-    spark.sparkContext.setLogLevel("ERROR")
+    spark = local_session("thund-bench-upsert", jars=args.jars, warehouse=args.warehouse, driver_memory=args.driver_memory, extensions=True)
     try:
         spark.sql(
             "CREATE TABLE bench.db.orders (id BIGINT, customer STRING, amount DECIMAL(12,2), ordered_at TIMESTAMP, qty INT) "
