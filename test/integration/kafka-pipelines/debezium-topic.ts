@@ -1,40 +1,21 @@
 /**
- * For the tests of pipelines reading Kafka: the Debezium change events of examples/cdc_scd2
- * (200 events of 40 customers: creates, updates, deletes and re-creates, one in ten delivered one
- * file late) produced to a topic of the test stack's broker as Debezium JSON, keyed by id, a
- * tombstone after every delete and every fourth event wrapped as the JSON converter does with
- * schemas on; and the DuckDB reference queries over the same events for SCD1 and SCD2.
+ * For the tests of pipelines reading Kafka: the Debezium change events of examples/cdc_scd2 as
+ * examples/kafka_cdc produces them (keyed by id, tombstones after deletes, some envelopes wrapped
+ * as the JSON converter does with schemas on), a producer for the test stack's broker, and the
+ * DuckDB reference queries over the same events for SCD1 and SCD2.
  */
 import { fileURLToPath } from 'node:url';
 import { Kafka, logLevel } from 'kafkajs';
 import { DuckDbSession, quoteLiteral } from '../../../src/duckdb/session.js';
+import { debeziumRecords } from '../../../examples/kafka_cdc/produce-changes.js';
 import { scd2HistoryOf } from '../../support/scd2-reference.js';
 import { brokers } from '../kafka-support/sink-readback.js';
 
 export const EXAMPLE_CHANGES = fileURLToPath(new URL('../../../examples/cdc_scd2/data/changes/', import.meta.url));
 const kafka = new Kafka({ clientId: 'thund-it-kafka-pipelines', brokers, logLevel: logLevel.NOTHING });
 
-/** The example's events of file `part` in file order, as Debezium JSON values keyed by id. */
-export async function changeEvents(part: number): Promise<{ key: string; value: string | null }[]> {
-  const session = await DuckDbSession.open({ threads: 1 });
-  try {
-    const rows = await session.queryJson(
-      `SELECT to_json({'before': before, 'after': after, 'source': source, 'op': op, 'ts_ms': ts_ms})::VARCHAR AS envelope,
-              coalesce(after.id, before.id)::VARCHAR AS id, op, source.lsn AS lsn
-       FROM read_parquet(${quoteLiteral(`${EXAMPLE_CHANGES}part-${part}.parquet`)}) ORDER BY source.lsn`,
-    );
-    const out: { key: string; value: string | null }[] = [];
-    for (const row of rows) {
-      const envelope = String(row['envelope']);
-      const wrapped = Number(row['lsn']) % 4 === 0 ? `{"schema":{"type":"struct","optional":false},"payload":${envelope}}` : envelope;
-      out.push({ key: String(row['id']), value: wrapped });
-      if (row['op'] === 'd') out.push({ key: String(row['id']), value: null });
-    }
-    return out;
-  } finally {
-    session.close();
-  }
-}
+/** The example's events of file `part` in file order, as Debezium JSON values keyed by id (examples/kafka_cdc's producer). */
+export const changeEvents = (part: number): Promise<{ key: string; value: string | null }[]> => debeziumRecords(part);
 
 export async function produce(
   topic: string,
