@@ -11,7 +11,7 @@ import type { Flow } from '../pipeline/ir/flow.js';
 import { findDataset, flowsInto, nameKey, type PipelineGraph } from '../pipeline/ir/graph.js';
 import type { LoweringStatus } from './lowering-report.js';
 import type { SdpFeatures } from './spark-version.js';
-import { toSparkDialect } from './spark-dialect.js';
+import { toSparkDialect, windowOutsideGroupBy } from './spark-dialect.js';
 import { streamReadCount } from './stream-reads.js';
 
 export interface Placement {
@@ -144,6 +144,11 @@ function placeFlow(graph: PipelineGraph, flow: Flow, features: SdpFeatures): Pla
     ...toSparkDialect(flow.query.text).rewrites.map((rewrite) => `rewritten for Spark: ${rewrite}`),
   ];
   const windowed = flow.dependencies.aggregatesStream;
+  if (windowed && flow.outputMode === 'append' && (target.kind === 'streaming-table' || target.kind === 'sink') && windowOutsideGroupBy(flow.query.text)) {
+    return native(
+      "its GROUP BY names no time_bucket(…) window (GROUP BY ALL or by position): Spark would group by window(…).start, which carries no watermark, and refuses append mode; group by the time_bucket(…) expression to lower it",
+    );
+  }
   const how = watermark === undefined ? '' : ` with WATERMARK ${watermark.column} DELAY OF INTERVAL ${watermark.delay.text}`;
   switch (target.kind) {
     case 'sink':

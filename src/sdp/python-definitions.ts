@@ -3,6 +3,7 @@
  * files as batch or stream, Kafka topics with JSON decoding and watermarks) as temporary views,
  * sinks, and AUTO CDC flows (`dp.create_auto_cdc_flow`: Spark 4.2 has no AUTO CDC in SQL).
  */
+import type { RECORD_COORDINATE_FIELDS } from '../../connectors/streaming-source.js';
 import type { KafkaSourceOptions, SinkDataset, SourceDataset } from '../pipeline/ir/dataset.js';
 import type { ApplyChangesFlow, ColumnSelection } from '../pipeline/ir/flow.js';
 import { findDataset, flowsInto, nameKey, type PipelineGraph } from '../pipeline/ir/graph.js';
@@ -77,12 +78,26 @@ function kafkaBody(options: KafkaSourceOptions, source: SourceDataset, watermark
   settings['subscribe'] = options.topic;
   settings['startingOffsets'] = options.startingOffsets;
   const schema = pythonString(schemaDdl(source.schema ?? []));
+  const coordinates = Object.entries(KAFKA_COORDINATES).map(([name, column]) => `${column}.alias(${pythonString(name)})`);
   return [
     `    raw = spark.readStream.format("kafka").options(**${pythonStringDict(settings)}).load()`,
-    `    decoded = raw.select(F.from_json(F.col("value").cast("string"), ${schema}).alias("value")).select("value.*")`,
-    `    return decoded${watermark}`,
+    `    decoded = raw.select(${coordinates.join(', ')}, F.from_json(F.col("value").cast("string"), ${schema}).alias("value"))`,
+    `    return decoded.select(${Object.keys(KAFKA_COORDINATES).map(pythonString).join(', ')}, "value.*")${watermark}`,
   ];
 }
+
+/**
+ * The record's coordinates beside the value's fields, named and typed as `thund run` stages them
+ * (connectors/streaming-source.ts), so a flow reading them runs on both engines: the key as UTF-8
+ * text, the timestamp as a wall-clock time in UTC (the project's session time zone).
+ */
+const KAFKA_COORDINATES: Readonly<Record<(typeof RECORD_COORDINATE_FIELDS)[number], string>> = {
+  _kafka_topic: 'F.col("topic")',
+  _kafka_partition: 'F.col("partition")',
+  _kafka_offset: 'F.col("offset")',
+  _kafka_timestamp: 'F.col("timestamp").cast("timestamp_ntz")',
+  _kafka_key: 'F.col("key").cast("string")',
+};
 
 /** A SQL flow's target is qualified as a table (SDP 4.1 rejects a sink there): append_flow names it. */
 function sinkFlows(graph: PipelineGraph, placement: GraphPlacement, sink: SinkDataset, catalog: string): string[] {

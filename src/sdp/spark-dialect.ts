@@ -23,6 +23,17 @@ export interface Translation {
   readonly rewrites: readonly string[];
 }
 
+/**
+ * Whether the query selects a time_bucket(…) window but groups by none (GROUP BY ALL or by
+ * position): Spark then groups by `window(…).start`, which carries no watermark, and refuses a
+ * streaming aggregation in append mode (measured with 4.1.4).
+ */
+export function windowOutsideGroupBy(sql: string): boolean {
+  const isCode = codeIndex(sql);
+  const places = [...sql.matchAll(TIME_BUCKET)].filter((match) => isCode(match.index)).map((match) => inGroupBy(sql, match.index, isCode));
+  return places.length > 0 && !places.includes(true);
+}
+
 export function toSparkDialect(sql: string): Translation {
   const isCode = codeIndex(sql);
   const rewrites = new Set<string>();

@@ -33,19 +33,25 @@ export interface PipelinesProcess {
   kill(): void;
 }
 
-/** Settings for a local run: no UI or progress bars, loopback only, UTC, few shuffle partitions (2 cores). */
+/**
+ * Settings for a local run: no UI or progress bars, loopback only (the driver, and the local Spark
+ * Connect server spark-pipelines starts, which otherwise listens on every interface), UTC, few
+ * shuffle partitions (2 cores).
+ */
 const LOCAL_CONF: Readonly<Record<string, string>> = {
   'spark.ui.enabled': 'false',
   'spark.ui.showConsoleProgress': 'false',
   'spark.sql.shuffle.partitions': '2',
   'spark.driver.bindAddress': '127.0.0.1',
   'spark.driver.host': '127.0.0.1',
+  'spark.connect.grpc.binding.address': '127.0.0.1',
   'spark.sql.session.timeZone': 'UTC',
 };
 
 export function startSparkPipelines(invocation: PipelinesInvocation): PipelinesProcess {
   const env = invocation.env ?? process.env;
   const secrets = secretProperties(invocation.secretConfs ?? [], env);
+  const defaults = invocation.runtime.remote === undefined ? localDefaults() : undefined;
   const args: string[] = [];
   if (invocation.runtime.remote !== undefined) args.push('--remote', invocation.runtime.remote);
   if (invocation.runtime.jars.length > 0) {
@@ -65,6 +71,7 @@ export function startSparkPipelines(invocation: PipelinesInvocation): PipelinesP
       PYSPARK_PYTHON: invocation.runtime.python,
       PATH: `${path.dirname(invocation.runtime.python)}${path.delimiter}${process.env['PATH'] ?? ''}`,
       SPARK_LOCAL_IP: '127.0.0.1',
+      ...(defaults === undefined ? {} : { SPARK_CONF_DIR: defaults.dir }),
     },
   });
   for (const stream of ['stdout', 'stderr'] as const) {
@@ -76,7 +83,10 @@ export function startSparkPipelines(invocation: PipelinesInvocation): PipelinesP
       resolve({ code: 127, signal: null });
     });
     child.on('close', (code, signal) => resolve({ code, signal }));
-  }).finally(() => secrets?.remove());
+  }).finally(() => {
+    secrets?.remove();
+    defaults?.remove();
+  });
   return {
     exit,
     kill: () => {
@@ -89,6 +99,21 @@ export function startSparkPipelines(invocation: PipelinesInvocation): PipelinesP
       }
     },
   };
+}
+
+/**
+ * LOCAL_CONF as the spark-defaults.conf of a Spark configuration folder for the run, unless
+ * SPARK_CONF_DIR names one already. The --conf settings alone do not reach the local Spark
+ * Connect server: spark-pipelines hands them on in chunks (PYSPARK_REMOTE_INIT_CONF_<i>) and
+ * pyspark 4.1.4 starts the server with the last chunk only, so the others (the gRPC binding
+ * address among them: the server then listened on every interface) were dropped (measured).
+ * The server's own spark-submit reads spark-defaults.conf.
+ */
+function localDefaults(): { dir: string; remove: () => void } | undefined {
+  if (process.env['SPARK_CONF_DIR'] !== undefined && process.env['SPARK_CONF_DIR'] !== '') return undefined;
+  const dir = mkdtempSync(path.join(tmpdir(), 'thund-spark-conf-'));
+  writeFileSync(path.join(dir, 'spark-defaults.conf'), `${Object.entries(LOCAL_CONF).map(([key, value]) => `${key} ${value}`).join('\n')}\n`);
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 function secretProperties(confs: readonly SecretConf[], env: Environment): { file: string; remove: () => void } | undefined {

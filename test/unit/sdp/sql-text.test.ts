@@ -1,6 +1,6 @@
 /** The lexical rewrites of flow SQL: catalog qualification, watermark placement, time_bucket. */
 import { describe, expect, it } from 'vitest';
-import { toSparkDialect } from '../../../src/sdp/spark-dialect.js';
+import { toSparkDialect, windowOutsideGroupBy } from '../../../src/sdp/spark-dialect.js';
 import { streamReadCount, withWatermarkClause } from '../../../src/sdp/stream-reads.js';
 import { qualifyTableReads } from '../../../src/sdp/table-references.js';
 
@@ -39,5 +39,13 @@ describe('toSparkDialect', () => {
       "SELECT window(ts, '10 minutes').start AS w, 'time_bucket(INTERVAL ''1 day'', ts)' FROM STREAM(e) GROUP BY window(ts, '10 minutes'), k -- select",
     );
     expect(result.rewrites).toEqual(["time_bucket(INTERVAL '10 minutes', ts) → window(ts, '10 minutes').start", "time_bucket(INTERVAL '10 minutes', ts) → window(ts, '10 minutes')"]);
+  });
+
+  it('tells a window grouped only through GROUP BY ALL or a position from one grouped by its time_bucket', () => {
+    const select = "SELECT time_bucket(INTERVAL '1 minute', ts) AS w, k, count(*) FROM STREAM(e)";
+    expect(windowOutsideGroupBy(`${select} GROUP BY ALL`)).toBe(true);
+    expect(windowOutsideGroupBy(`${select} GROUP BY 1, 2`)).toBe(true);
+    expect(windowOutsideGroupBy(`${select} GROUP BY time_bucket(INTERVAL '1 minute', ts), k`)).toBe(false);
+    expect(windowOutsideGroupBy("SELECT k, count(*) FROM STREAM(e) GROUP BY ALL -- time_bucket(INTERVAL '1 minute', ts)")).toBe(false);
   });
 });
