@@ -16,7 +16,7 @@ import { openCatalog } from '../../src/app/open-catalog.js';
 import { loadConnectionFile } from '../../src/app/serve/connection-file.js';
 import { DuckDbSession } from '../../src/duckdb/session.js';
 import { AUTO_EVOLVE_PROPERTY } from '../../src/engine/run-flow.js';
-import { MicroBatchLoop } from '../../src/engine/streaming/micro-batch-loop.js';
+import { MicroBatchLoop } from '../../src/engine/graph/streaming/micro-batch-loop.js';
 import { schemaUpdate } from '../../src/iceberg/schema-update.js';
 import { currentSchema } from '../../src/iceberg/snapshot-ancestry.js';
 import { primitive } from '../../src/iceberg/types.js';

@@ -3,7 +3,7 @@
  * latencies, and per-partition lag (log end offset minus the table's committed position).
  */
 import type { SourcePosition } from '../../../connectors/streaming-source.js';
-import type { BatchReport, StreamingTotals } from '../../engine/streaming/streaming-stats.js';
+import type { BatchReport, StreamingTotals } from '../../engine/graph/streaming/streaming-stats.js';
 import { renderMetrics, SlidingSummary, type MetricFamily, type Sample } from './prometheus-text.js';
 
 export interface PartitionEnd {

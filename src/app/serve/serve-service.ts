@@ -13,8 +13,8 @@ import { WorkerConsumerClient } from '../../../connectors/kafka/worker-consumer-
 import { KafkaSource } from '../../../connectors/kafka/kafka-source.js';
 import { KafkaSourceError } from '../../../connectors/kafka/kafka-source-error.js';
 import { DuckDbSession } from '../../duckdb/session.js';
-import type { JsonRecord } from '../../engine/streaming/batch-staging.js';
-import { MicroBatchLoop } from '../../engine/streaming/micro-batch-loop.js';
+import type { JsonRecord } from '../../engine/graph/streaming/batch-staging.js';
+import { MicroBatchLoop } from '../../engine/graph/streaming/micro-batch-loop.js';
 import { AUTO_EVOLVE_PROPERTY } from '../../engine/run-flow.js';
 import { openCatalog, type CatalogOverrides } from '../open-catalog.js';
 import { loadConnectionFile } from './connection-file.js';

@@ -24,7 +24,7 @@ import { ApplyChanges } from '../operators/apply-changes.js';
 import { ChangeEventError } from '../operators/operator-errors.js';
 import type { ChangeSet } from '../operators/change-set.js';
 import { runFlow } from '../run-flow.js';
-import { loadIfExists } from '../streaming/target-tables.js';
+import { loadIfExists } from './streaming/target-tables.js';
 import { applyChangesOptions, inferChangeFormat } from './cdc/apply-changes-options.js';
 import type { FlowContext } from './flow-context.js';
 import type { BatchSink, BatchWrite } from './streaming/batch-sink.js';

@@ -10,7 +10,7 @@ import type { TableIdentifier } from '../../../catalog/catalog.js';
 import { openCatalog } from '../../../src/app/open-catalog.js';
 import { loadConnectionFile } from '../../../src/app/serve/connection-file.js';
 import { DuckDbSession, quoteLiteral } from '../../../src/duckdb/session.js';
-import { TablePositions } from '../../../src/engine/streaming/table-positions.js';
+import { TablePositions } from '../../../src/engine/graph/streaming/table-positions.js';
 import { liveDataFiles } from '../../../src/table/scan.js';
 
 export interface TableContents {

@@ -53,9 +53,13 @@ tables:
   const rows = await liveTableRows(
     opened,
     { namespace: ['lake'], name: 'readings' },
-    "id::INTEGER, device_name, rack::INTEGER, topic, kafka_partition::INTEGER, kafka_offset::INTEGER, strftime(produced_at, '%Y-%m-%d %H:%M:%S'), record_key, to_json(headers)::VARCHAR",
+    "id::INTEGER, device_name, rack::INTEGER, topic, kafka_partition, kafka_offset::INTEGER, strftime(produced_at, '%Y-%m-%d %H:%M:%S'), record_key, to_json(headers)::VARCHAR",
     'id',
   );
+  // The coordinates' types are their own, not what the first batch's values suggest.
+  const { metadata } = await opened.catalog.loadTable({ namespace: ['lake'], name: 'readings' });
+  const types = Object.fromEntries(metadata.schemas.at(-1)!.fields.map((f) => [f.name, f.type.kind]));
+  expect(types).toMatchObject({ topic: 'string', kafka_partition: 'int', kafka_offset: 'long', produced_at: 'timestamp', record_key: 'string', headers: 'list' });
   expect(rows).toEqual([
     [1, 'probe', 7, a, 0, 0, '2026-01-02 03:04:05', 'k1', '[{"key":"trace","value":"t-1"},{"key":"trace","value":"t-2"},{"key":"origin","value":"a"}]'],
     [2, 'gauge', 9, a, 0, 1, '2026-01-02 03:04:06', null, '[]'],

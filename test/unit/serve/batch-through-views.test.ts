@@ -7,8 +7,8 @@ import { decodeRecords } from '../../../connectors/kafka/decode-records.js';
 import { DuckDbSession } from '../../../src/duckdb/session.js';
 import { FlowError } from '../../../src/errors.js';
 import { primitive, type NestedField } from '../../../src/iceberg/types.js';
-import { runBatchFlow, writeBatchThroughViews, type BatchFlowSettings } from '../../../src/engine/streaming/batch-flow.js';
-import type { JsonRecord } from '../../../src/engine/streaming/batch-staging.js';
+import { runBatchFlow, writeBatchThroughViews, type BatchFlowSettings } from '../../../src/engine/graph/streaming/batch-flow.js';
+import type { JsonRecord } from '../../../src/engine/graph/streaming/batch-staging.js';
 import type { DataFile } from '../../../src/iceberg/data-file.js';
 import { decodedRecord, rawRecord } from '../kafka/records.js';
 

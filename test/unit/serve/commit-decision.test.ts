@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { topicPartitionKey, type PositionRange } from '../../../connectors/streaming-source.js';
-import { decide } from '../../../src/engine/streaming/micro-batch-loop.js';
-import { TablePositions } from '../../../src/engine/streaming/table-positions.js';
+import { decide } from '../../../src/engine/graph/streaming/micro-batch-loop.js';
+import { TablePositions } from '../../../src/engine/graph/streaming/table-positions.js';
 
 const range = (partition: number, firstOffset: bigint, nextOffset: bigint): PositionRange => ({ topic: 't', partition, firstOffset, nextOffset });
 const at = (entries: Array<[number, bigint]>): TablePositions => new TablePositions(entries.map(([partition, nextOffset]) => ({ topic: 't', partition, nextOffset })));

@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { JsonDecoder } from '../../../connectors/kafka/json-decoder.js';
 import { decodeRecords } from '../../../connectors/kafka/decode-records.js';
-import type { JsonRecord } from '../../../src/engine/streaming/batch-staging.js';
-import { hasFieldsOutside } from '../../../src/engine/streaming/new-fields.js';
+import type { JsonRecord } from '../../../src/engine/graph/streaming/batch-staging.js';
+import { hasFieldsOutside } from '../../../src/engine/graph/streaming/new-fields.js';
 import { decodedRecord, rawRecord } from '../kafka/records.js';
 
 const KNOWN = ['id', 'name', 'nested', 'Tags'];

@@ -6,8 +6,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KAFKA_OFFSETS_SUMMARY_KEY, positionsFromSummary, positionsToSummaryValue, type SourcePosition } from '../../../connectors/streaming-source.js';
-import { commitWithPositions, type CommitDecision } from '../../../src/engine/streaming/positioned-commit.js';
-import { TablePositions } from '../../../src/engine/streaming/table-positions.js';
+import { commitWithPositions, type CommitDecision } from '../../../src/engine/graph/streaming/positioned-commit.js';
+import { TablePositions } from '../../../src/engine/graph/streaming/table-positions.js';
 import { CommitStateUnknownError } from '../../../src/errors.js';
 import type { Catalog } from '../../../catalog/catalog.js';
 import { liveDataFiles } from '../../../src/table/scan.js';

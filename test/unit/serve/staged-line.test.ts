@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { reservedFieldOf, stagedLine, type JsonRecord } from '../../../src/engine/streaming/batch-staging.js';
+import { reservedFieldOf, stagedLine, type JsonRecord } from '../../../src/engine/graph/streaming/batch-staging.js';
 
 const record = (value: Record<string, unknown>, key: Buffer | null = Buffer.from('k"1')): JsonRecord => ({
   topic: 'orders',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { JsonDecoder } from '../../../connectors/kafka/json-decoder.js';
 import { decodeRecords } from '../../../connectors/kafka/decode-records.js';
-import { stagedLine, stagedLines, type JsonRecord } from '../../../src/engine/streaming/batch-staging.js';
+import { stagedLine, stagedLines, type JsonRecord } from '../../../src/engine/graph/streaming/batch-staging.js';
 import { decodedRecord, rawRecord } from '../kafka/records.js';
 
 describe('staged batch lines from fetched JSON bytes', () => {

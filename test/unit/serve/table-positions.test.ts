@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { KAFKA_OFFSETS_SUMMARY_KEY, positionsToSummaryValue } from '../../../connectors/streaming-source.js';
-import { TablePositions } from '../../../src/engine/streaming/table-positions.js';
+import { TablePositions } from '../../../src/engine/graph/streaming/table-positions.js';
 import { applyUpdates, newTableMetadata } from '../../../src/iceberg/metadata-builder.js';
 import type { Snapshot, TableMetadata } from '../../../src/iceberg/table-metadata.js';
 import { primitive } from '../../../src/iceberg/types.js';

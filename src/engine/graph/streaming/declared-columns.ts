@@ -9,7 +9,7 @@ import { quoteIdentifier, quoteLiteral, type DuckDbSession } from '../../../duck
 import { arrowTypeToIceberg } from '../../../iceberg/arrow-types.js';
 import { icebergToDuckDbType } from '../../../iceberg/duckdb-types.js';
 import type { DeclaredSchema } from '../../../pipeline/ir/column-types.js';
-import { HEADERS_COLUMN, RECORD_COLUMNS } from '../../streaming/batch-staging.js';
+import { HEADERS_COLUMN, RECORD_COLUMNS } from './batch-staging.js';
 
 export interface MisfitRow {
   readonly partition: number;

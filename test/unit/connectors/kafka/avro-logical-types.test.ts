@@ -18,8 +18,8 @@ import type { RecordDecoder } from '../../../../connectors/kafka/record-decoder.
 import type { RawRecord } from '../../../../connectors/kafka/raw-record.js';
 import { SchemaRegistryClient } from '../../../../connectors/kafka/schema-registry-client.js';
 import { DuckDbSession } from '../../../../src/duckdb/session.js';
-import { stageRecords, type JsonRecord } from '../../../../src/engine/streaming/batch-staging.js';
-import { schemaFromColumns } from '../../../../src/engine/streaming/target-tables.js';
+import { stageRecords, type JsonRecord } from '../../../../src/engine/graph/streaming/batch-staging.js';
+import { schemaFromColumns } from '../../../../src/engine/graph/streaming/target-tables.js';
 import { typeText } from '../../../../src/iceberg/schema.js';
 import { AVRO_LOGICAL, avroDecimal, AvroWire, connectDecimal, connectType, debeziumEnvelopeSchema, decimalBytes, nullable, recordSchema } from '../../kafka/avro-wire.js';
 

@@ -5,9 +5,9 @@
  */
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { DeadLetterCandidate } from '../../../connectors/streaming-source.js';
-import { quoteLiteral, type DuckDbSession } from '../../duckdb/session.js';
-import { primitive, type Schema } from '../../iceberg/types.js';
+import type { DeadLetterCandidate } from '../../../../connectors/streaming-source.js';
+import { quoteLiteral, type DuckDbSession } from '../../../duckdb/session.js';
+import { primitive, type Schema } from '../../../iceberg/types.js';
 import type { FlowRecordFailure } from './batch-flow.js';
 
 export const DEAD_LETTER_SCHEMA: Schema = {

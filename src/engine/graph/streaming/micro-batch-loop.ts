@@ -13,7 +13,7 @@
  * another worker (or a zombie) moved one, the batch is dropped and the partitions are sought to
  * the table's positions. Records below the basis are dropped when polled (already landed).
  */
-import { formatIdentifier, type Catalog, type LoadedTable, type TableIdentifier } from '../../../catalog/catalog.js';
+import { formatIdentifier, type Catalog, type LoadedTable, type TableIdentifier } from '../../../../catalog/catalog.js';
 import {
   positionsAfter,
   topicPartitionKey,
@@ -22,18 +22,18 @@ import {
   type SourcePosition,
   type StreamingSource,
   type TopicPartition,
-} from '../../../connectors/streaming-source.js';
-import type { DuckDbSession } from '../../duckdb/session.js';
-import type { DataFile } from '../../iceberg/data-file.js';
-import type { FileIO } from '../../iceberg/file-io.js';
-import { ConcurrentSchemaChangeError } from '../../errors.js';
-import { applyUpdates } from '../../iceberg/metadata-builder.js';
-import type { TableRequirement } from '../../iceberg/requirements.js';
-import { currentSchema } from '../../iceberg/snapshot-ancestry.js';
-import type { TableMetadata } from '../../iceberg/table-metadata.js';
-import type { NestedField } from '../../iceberg/types.js';
-import type { TableUpdate } from '../../iceberg/updates.js';
-import { AUTO_EVOLVE_PROPERTY } from '../run-flow.js';
+} from '../../../../connectors/streaming-source.js';
+import type { DuckDbSession } from '../../../duckdb/session.js';
+import type { DataFile } from '../../../iceberg/data-file.js';
+import type { FileIO } from '../../../iceberg/file-io.js';
+import { ConcurrentSchemaChangeError } from '../../../errors.js';
+import { applyUpdates } from '../../../iceberg/metadata-builder.js';
+import type { TableRequirement } from '../../../iceberg/requirements.js';
+import { currentSchema } from '../../../iceberg/snapshot-ancestry.js';
+import type { TableMetadata } from '../../../iceberg/table-metadata.js';
+import type { NestedField } from '../../../iceberg/types.js';
+import type { TableUpdate } from '../../../iceberg/updates.js';
+import { AUTO_EVOLVE_PROPERTY } from '../../run-flow.js';
 import {
   BATCH_OUTPUT_TABLE,
   describeBatchOutput,

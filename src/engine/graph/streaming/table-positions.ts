@@ -9,9 +9,9 @@ import {
   topicPartitionKey,
   type SourcePosition,
   type TopicPartition,
-} from '../../../connectors/streaming-source.js';
-import { ancestorsOf } from '../../iceberg/snapshot-ancestry.js';
-import { MAIN_BRANCH, type TableMetadata } from '../../iceberg/table-metadata.js';
+} from '../../../../connectors/streaming-source.js';
+import { ancestorsOf } from '../../../iceberg/snapshot-ancestry.js';
+import { MAIN_BRANCH, type TableMetadata } from '../../../iceberg/table-metadata.js';
 
 export class TablePositions {
   private readonly byKey: ReadonlyMap<string, SourcePosition>;

@@ -3,15 +3,15 @@
  * does not exist (all columns optional), and the dead-letter table with its fixed schema. Two
  * workers creating the same table at once both end up with the one that won.
  */
-import type { Catalog, LoadedTable, TableIdentifier } from '../../../catalog/catalog.js';
-import { AlreadyExistsError, NoSuchTableError } from '../../errors.js';
-import { duckDbTypeToIceberg } from '../../iceberg/duckdb-types.js';
-import { assignFreshIds, type UnassignedField } from '../../iceberg/schema.js';
-import { evolveSchema } from '../../iceberg/schema-evolution.js';
-import { schemaUpdate, type SchemaUpdate } from '../../iceberg/schema-update.js';
-import { currentSchema } from '../../iceberg/snapshot-ancestry.js';
-import type { TableMetadata } from '../../iceberg/table-metadata.js';
-import type { Schema } from '../../iceberg/types.js';
+import type { Catalog, LoadedTable, TableIdentifier } from '../../../../catalog/catalog.js';
+import { AlreadyExistsError, NoSuchTableError } from '../../../errors.js';
+import { duckDbTypeToIceberg } from '../../../iceberg/duckdb-types.js';
+import { assignFreshIds, type UnassignedField } from '../../../iceberg/schema.js';
+import { evolveSchema } from '../../../iceberg/schema-evolution.js';
+import { schemaUpdate, type SchemaUpdate } from '../../../iceberg/schema-update.js';
+import { currentSchema } from '../../../iceberg/snapshot-ancestry.js';
+import type { TableMetadata } from '../../../iceberg/table-metadata.js';
+import type { Schema } from '../../../iceberg/types.js';
 import type { DescribedColumn } from './batch-flow.js';
 
 export async function loadIfExists(catalog: Catalog, identifier: TableIdentifier): Promise<LoadedTable | undefined> {

@@ -3,7 +3,7 @@
  * passed since the first poll (whichever comes first), or the loop is told to stop. Ranges of the
  * same partition from several polls join into one.
  */
-import { topicPartitionKey, type DeadLetterCandidate, type PositionRange, type StreamingSource } from '../../../connectors/streaming-source.js';
+import { topicPartitionKey, type DeadLetterCandidate, type PositionRange, type StreamingSource } from '../../../../connectors/streaming-source.js';
 import type { JsonRecord } from './batch-staging.js';
 
 export interface CollectedBatch {

@@ -8,13 +8,13 @@
  * that fail alone are found; those become dead letters with DuckDB's reason, and the rest go on
  * (a poison record never stops the stream).
  */
-import { FlowError } from '../../errors.js';
-import { duckDbMessage, quoteIdentifier, quoteLiteral, type DuckDbSession } from '../../duckdb/session.js';
-import { icebergToDuckDbType } from '../../iceberg/duckdb-types.js';
-import type { DataFile } from '../../iceberg/data-file.js';
-import type { NestedField } from '../../iceberg/types.js';
+import { FlowError } from '../../../errors.js';
+import { duckDbMessage, quoteIdentifier, quoteLiteral, type DuckDbSession } from '../../../duckdb/session.js';
+import { icebergToDuckDbType } from '../../../iceberg/duckdb-types.js';
+import type { DataFile } from '../../../iceberg/data-file.js';
+import type { NestedField } from '../../../iceberg/types.js';
 import { RECORD_COLUMNS, stageRecords, stageRecordsAsView, type JsonRecord } from './batch-staging.js';
-import { queryBody } from '../../pipeline/query-body.js';
+import { queryBody } from '../../../pipeline/query-body.js';
 
 /** DuckDB tables the flow reads and the writer reads. */
 export const BATCH_OUTPUT_TABLE = 'thund_batch_output';

@@ -1,7 +1,7 @@
 /**
  * What the streaming loop reports: running totals (read by /metrics) and one event per batch.
  */
-import type { SourcePosition } from '../../../connectors/streaming-source.js';
+import type { SourcePosition } from '../../../../connectors/streaming-source.js';
 
 export interface StreamingTotals {
   recordsIn: number;

@@ -4,12 +4,12 @@
  * earlier attempt, a crashed run or another worker) are left out, and a batch whose partitions
  * another writer advanced meanwhile is filtered again and rewritten.
  */
-import type { Catalog, LoadedTable, TableIdentifier } from '../../../catalog/catalog.js';
-import { positionsAfter, type DeadLetterCandidate, type PositionRange } from '../../../connectors/streaming-source.js';
-import type { DuckDbSession } from '../../duckdb/session.js';
-import type { DataFile } from '../../iceberg/data-file.js';
-import type { FileIO } from '../../iceberg/file-io.js';
-import { CommitConflictError } from '../../errors.js';
+import type { Catalog, LoadedTable, TableIdentifier } from '../../../../catalog/catalog.js';
+import { positionsAfter, type DeadLetterCandidate, type PositionRange } from '../../../../connectors/streaming-source.js';
+import type { DuckDbSession } from '../../../duckdb/session.js';
+import type { DataFile } from '../../../iceberg/data-file.js';
+import type { FileIO } from '../../../iceberg/file-io.js';
+import { CommitConflictError } from '../../../errors.js';
 import { DEAD_LETTER_SCHEMA, stageDeadLetters } from './dead-letters.js';
 import { commitWithPositions } from './positioned-commit.js';
 import type { TablePositions } from './table-positions.js';

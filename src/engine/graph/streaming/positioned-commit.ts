@@ -10,15 +10,15 @@
  * the same id); if the table cannot be read to settle it, CommitStateUnknownError reaches the
  * caller, whose next start reads the positions the table really has.
  */
-import type { Catalog, LoadedTable, TableIdentifier } from '../../../catalog/catalog.js';
-import { KAFKA_OFFSETS_SUMMARY_KEY, mergePositions, positionsToSummaryValue, type SourcePosition } from '../../../connectors/streaming-source.js';
-import type { DataFile } from '../../iceberg/data-file.js';
-import type { FileIO } from '../../iceberg/file-io.js';
-import type { TableRequirement } from '../../iceberg/requirements.js';
-import type { TableMetadata } from '../../iceberg/table-metadata.js';
-import type { TableUpdate } from '../../iceberg/updates.js';
-import { CommitRefusal, commitSnapshot, isRefused } from '../../table/commit-snapshot.js';
-import type { RetryPolicy } from '../../table/retry-policy.js';
+import type { Catalog, LoadedTable, TableIdentifier } from '../../../../catalog/catalog.js';
+import { KAFKA_OFFSETS_SUMMARY_KEY, mergePositions, positionsToSummaryValue, type SourcePosition } from '../../../../connectors/streaming-source.js';
+import type { DataFile } from '../../../iceberg/data-file.js';
+import type { FileIO } from '../../../iceberg/file-io.js';
+import type { TableRequirement } from '../../../iceberg/requirements.js';
+import type { TableMetadata } from '../../../iceberg/table-metadata.js';
+import type { TableUpdate } from '../../../iceberg/updates.js';
+import { CommitRefusal, commitSnapshot, isRefused } from '../../../table/commit-snapshot.js';
+import type { RetryPolicy } from '../../../table/retry-policy.js';
 import { TablePositions } from './table-positions.js';
 
 export type CommitDecision =

@@ -12,8 +12,8 @@
  */
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { RECORD_COORDINATE_FIELDS, type SourceRecord } from '../../../connectors/streaming-source.js';
-import { quoteIdentifier, quoteLiteral, type DuckDbSession } from '../../duckdb/session.js';
+import { RECORD_COORDINATE_FIELDS, type SourceRecord } from '../../../../connectors/streaming-source.js';
+import { quoteIdentifier, quoteLiteral, type DuckDbSession } from '../../../duckdb/session.js';
 
 export type JsonRecord = SourceRecord<Record<string, unknown>>;
 
@@ -232,6 +232,18 @@ class GrowingBuffer {
   }
 }
 
+/**
+ * The coordinates with their own types whatever the reader detects (a batch whose partitions are
+ * all small numbers reads them as BIGINT): a table's column types never depend on its first batch.
+ */
+const COORDINATE_CASTS = [
+  'CAST(_kafka_topic AS VARCHAR) AS _kafka_topic',
+  'CAST(_kafka_partition AS INTEGER) AS _kafka_partition',
+  'CAST(_kafka_offset AS BIGINT) AS _kafka_offset',
+  'epoch_ms(_kafka_timestamp) AS _kafka_timestamp',
+  'CAST(_kafka_key AS VARCHAR) AS _kafka_key',
+].join(', ');
+
 let fileCounter = 0;
 /** DuckDB's reader allocates buffers of about the largest object size: no larger than the batch needs. */
 const MIN_OBJECT_SIZE = 1024 * 1024;
@@ -270,7 +282,7 @@ export async function stageRecordsAsView(request: StagingRequest): Promise<Stage
     // A batch without any header reads the column as an untyped list: it gets the type all batches share.
     const headers = request.withHeaders === true ? `, CAST(${HEADERS_COLUMN} AS ${HEADERS_TYPE}) AS ${HEADERS_COLUMN}` : '';
     await request.session.run(
-      `CREATE OR REPLACE VIEW ${quoteIdentifier(view)} AS SELECT * REPLACE (epoch_ms(_kafka_timestamp) AS _kafka_timestamp${headers}) FROM read_json(${quoteLiteral(file)}, ${options.join(', ')})`,
+      `CREATE OR REPLACE VIEW ${quoteIdentifier(view)} AS SELECT * REPLACE (${COORDINATE_CASTS}${headers}) FROM read_json(${quoteLiteral(file)}, ${options.join(', ')})`,
     );
     return { view, release };
   } catch (error) {
