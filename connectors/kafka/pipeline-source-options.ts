@@ -18,8 +18,9 @@
  *         schema_registry_username_env: …            # with schema_registry_password_env
  *         dead_letter_table: lake.orders_dead_letters  # default <flow's namespace>.<source>_dead_letters
  *
- * Dotted and camelCase option names (kafka.security.protocol, maxOffsetsPerTrigger, …) are
- * Spark's, passed on by `thund lower`; the native reader ignores them.
+ * Dotted and camelCase option names (fetch.max.bytes, maxOffsetsPerTrigger, …) are Spark's and
+ * Kafka's, passed on by `thund lower`; the native reader ignores them, except security settings
+ * (security.protocol, sasl.*, ssl.*), which it refuses, naming its own options.
  *
  * Errors name the source and the option (and the variable), never a secret's value.
  */
@@ -69,6 +70,11 @@ export function pipelineKafkaSource(source: SourceDataset, env: Env = process.en
   };
   // Dotted and camelCase names are Spark's and Kafka's own options (for `thund lower`); the native reader takes only the brokers from them.
   const own = Object.fromEntries(Object.entries(kafka.options).filter(([name]) => !isSparkOption(name)));
+  // A security setting the native reader would not apply must not pass silently.
+  const security = Object.keys(kafka.options).find((name) => /^(kafka\.)?(security\.protocol|sasl\.|ssl\.)/.test(name));
+  if (security !== undefined) {
+    fail(`option ${security} is a Kafka client setting the native reader does not take; use security_protocol, sasl_mechanism, sasl_username_env, sasl_password_env or ssl_ca_file`, security);
+  }
   const parsed = OPTIONS.safeParse(own);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -75,7 +75,7 @@ function kafkaBody(options: KafkaSourceOptions, source: SourceDataset, watermark
   const settings: Record<string, string> = {};
   for (const [key, value] of Object.entries(options.options)) settings[key.startsWith('kafka.') ? key : `kafka.${key}`] = value;
   if (options.bootstrapServers !== undefined) settings['kafka.bootstrap.servers'] = options.bootstrapServers;
-  settings['subscribe'] = options.topic;
+  settings['subscribe'] = options.topics.join(',');
   settings['startingOffsets'] = options.startingOffsets;
   const schema = pythonString(schemaDdl(source.schema ?? []));
   const coordinates = Object.entries(KAFKA_COORDINATES).map(([name, column]) => `${column}.alias(${pythonString(name)})`);
