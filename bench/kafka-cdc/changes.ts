@@ -3,8 +3,9 @@
  * (connector postgresql, JSON converter without schemas), keyed by id on the partition id % P so
  * each key's events stay in lsn order, and the same events as a flat CSV for the DuckDB reference.
  *
- * Event i (lsn = i + 1) is a create of key i for the first `keys` events; after that it touches key
- * (i * 7919) % keys: a re-create (op c) when the key is deleted, else every 50th event a delete
+ * Event i (lsn = i + 1) is a create of key i for the first `keys` events; after that it touches a
+ * key drawn uniformly by a seeded generator (so a micro-batch may hold several events of a key,
+ * and none of others): a re-create (op c) when the key is deleted, else every 50th event a delete
  * (op d, before = the current image, followed by a tombstone as Debezium sends by default) and
  * otherwise an update (op u, before = the current image). Every image differs from the one before
  * (updated_ms is the event's time), so each create or update opens an SCD2 version.
@@ -53,13 +54,14 @@ export async function produceChanges(options: { producer: Producer; topic: strin
   const version = new Int32Array(keys);
   const lastIndex = new Int32Array(keys);
   const deleted = new Uint8Array(keys);
+  const random = mulberry32(16);
   const counts = { records: 0, events, creates: 0, updates: 0, deletes: 0 };
   writeFileSync(csv, '');
   for (let start = 0; start < events; start += chunk) {
     const messages: Message[] = [];
     const lines: string[] = [];
     for (let i = start; i < Math.min(events, start + chunk); i++) {
-      const key = i < keys ? i : (i * 7919) % keys;
+      const key = i < keys ? i : Math.floor(random() * keys);
       const op = i < keys || deleted[key] === 1 ? 'c' : i % 50 === 0 ? 'd' : 'u';
       const before = op === 'c' ? null : imageOf(key, version[key] as number, lastIndex[key] as number);
       let after: Image | null = null;
@@ -85,6 +87,18 @@ export async function produceChanges(options: { producer: Producer; topic: strin
     appendFileSync(csv, `${lines.join('\n')}\n`);
   }
   return counts;
+}
+
+/** A seeded generator of uniform numbers in [0, 1) (mulberry32): the same events on every run. */
+function mulberry32(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }
 
 /** The events of the CSV as DuckDB relation `events` (op, id, lsn and the row image). */
