@@ -57,7 +57,8 @@ export type RunEvent =
   | (EventBase & { readonly phase: 'failed'; readonly error: RunError; readonly flow?: string });
 
 /** Why a flow did not run: `up-to-date` (same definition, same upstream) or `once-done`. */
-export type FlowSkip = 'up-to-date' | 'once-done';
+/** up-to-date: nothing it reads changed; once-done: a once flow that ran; upstream-empty: a pipeline table it reads has no data yet. */
+export type FlowSkip = 'up-to-date' | 'once-done' | 'upstream-empty';
 
 export interface FlowRunSummary {
   readonly flow: string;

@@ -142,6 +142,7 @@ function describeFlow(flow: FlowRunSummary): string {
   const at = flow.snapshotId === undefined ? '' : ` (snapshot ${flow.snapshotId})`;
   if (flow.skipped === 'up-to-date') return `flow ${flow.flow}: ${flow.target} is up to date${at}`;
   if (flow.skipped === 'once-done') return `flow ${flow.flow}: once flow already ran into ${flow.target}${at}; skipped`;
+  if (flow.skipped === 'upstream-empty') return `flow ${flow.flow}: skipped, a table it reads has no data yet`;
   return `flow ${flow.flow}: ${flow.target} — ${flow.counts.rowsRead} rows read, ${flow.counts.rowsWritten} rows written${at}`;
 }
 

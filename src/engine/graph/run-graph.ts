@@ -32,7 +32,7 @@ import type { ProducerClientFactory, Published } from './sink/sink-flow-context.
 import { flowHasRun, stalenessOf } from './staleness.js';
 import { runStreamingFlow } from './streaming/run-streaming-flow.js';
 import { TableRelations } from './table-relations.js';
-import { upstreamOf, type UpstreamLookups } from './upstream-state.js';
+import { NO_SNAPSHOT, upstreamOf, type UpstreamLookups } from './upstream-state.js';
 import { createView } from './view-step.js';
 
 export interface GraphRunRequest {
@@ -152,6 +152,9 @@ async function runOne(step: FlowStep): Promise<FlowRan> {
   const definitionHash = flowDefinitionHash(flow, target);
   const upstream = await upstreamOf(graph, flow, step.lookups);
   const fullRefresh = refreshesFully(request.fullRefresh, target);
+  // A table of the pipeline that no flow has landed anything in yet (a stream with no input so
+  // far) cannot be read: the flows over it wait for it instead of failing the run.
+  if (!isStreamingFlow(flow) && Object.values(upstream).includes(NO_SNAPSHOT)) return skipped(relations, target, 'upstream-empty');
   if (!isStreamingFlow(flow) && !fullRefresh) {
     const metadata = relations.metadataOf(target);
     if (flow.kind === 'once' && flowHasRun(metadata, flow)) return skipped(relations, target, 'once-done');

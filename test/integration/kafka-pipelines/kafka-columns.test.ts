@@ -66,3 +66,24 @@ tables:
     [3, 'valve', 1, b, 1, 0, '2026-01-02 03:04:07', 'k3', '[{"key":"origin","value":"b"}]'],
   ]);
 });
+
+it('skips a materialized view over a streaming table that has no data yet, and computes it once it has', async () => {
+  const topic = await createTopic('thund-columns-empty', 1);
+  const spec = `pipeline: ${unique('empty_stream').replace(/-/g, '_')}
+sources:
+  events: { format: kafka, topic: ${topic}, bootstrap_servers: "${brokers.join(',')}" }
+tables:
+  lake.events:
+    kind: streaming_table
+    sql: SELECT id FROM STREAM(events)
+  lake.event_count:
+    sql: SELECT count(*)::INTEGER AS n FROM lake.events
+`;
+  const first = await runSinkSpec({ work, opened }, spec, { streams: kafkaOffsetStreams() });
+  expect(first.result.status).toBe('completed');
+  expect(first.result.flows.find((f) => f.flow === 'lake.event_count')?.skipped).toBe('upstream-empty');
+  await produce(topic, [1, 2, 3].map((id) => ({ key: String(id), value: JSON.stringify({ id }) })));
+  const second = await runSinkSpec({ work, opened }, spec, { streams: kafkaOffsetStreams() });
+  expect(second.result.status).toBe('completed');
+  expect(await liveTableRows(opened, { namespace: ['lake'], name: 'event_count' }, 'n', 'n')).toEqual([[3]]);
+});

@@ -1,10 +1,11 @@
 /**
  * `thund serve pipeline.yaml` (the built CLI) on a pipeline that writes three tables from two
  * topics: a Debezium topic applied as an SCD1 table and an SCD2 history, and an orders topic
- * appended (filtered) to a third table. While the events are produced in 20 chunks the service is
+ * appended (filtered) to a third table, and a materialized view over the SCD1 table. While the events are produced in 20 chunks the service is
  * killed with SIGKILL after each chunk (at a random moment of its work) and started again; then it
  * runs until caught up and stops on SIGTERM with exit code 0. Every table equals its reference
- * over everything produced: no change lost or applied twice, no order missing or landed twice.
+ * over everything produced: no change lost or applied twice, no order missing or landed twice,
+ * and the view counts the current customers.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -59,6 +60,8 @@ ${cdc(2)}
     kind: streaming_table
     properties: { thund.stream.max-rows-per-batch: "700" }
     sql: SELECT id, customer, amount, _kafka_partition AS kafka_partition, _kafka_offset AS kafka_offset FROM STREAM(orders) WHERE amount >= 100
+  lake.customers_per_tier:
+    sql: SELECT tier, count(*) AS customers FROM lake.customers GROUP BY tier
 `;
 }
 
@@ -114,6 +117,10 @@ it('lands three tables from two topics exactly once through 20 kill -9 restarts 
     expect(landed.map((row) => Number(row[0]))).toEqual(expectedBig);
     const all = [0, 1, 2, 3];
     expect(await liveTableRows(opened, { namespace: ['lake'], name: 'customers' }, 'id, name, email, tier', 'id')).toEqual(await referenceRows(scd1Reference(all)));
+    // The materialized view over the SCD1 table was refreshed after its upstream's last commit.
+    expect(await liveTableRows(opened, { namespace: ['lake'], name: 'customers_per_tier' }, 'tier, customers::INTEGER', 'tier')).toEqual(
+      await referenceRows(`SELECT tier, count(*)::INTEGER FROM (${scd1Reference(all)}) GROUP BY tier ORDER BY tier`),
+    );
     expect(await liveTableRows(opened, { namespace: ['lake'], name: 'customers_history' }, 'id, name, email, tier, __START_AT, __END_AT', 'id, __START_AT')).toEqual(
       await referenceRows(scd2Reference(all)),
     );
