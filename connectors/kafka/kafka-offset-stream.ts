@@ -25,7 +25,33 @@ interface Cursor {
   /** The source returned everything below it. */
   delivered: bigint;
   /** Items at or above `handed`, in offset order, fetched but not returned yet. */
-  pending: Item[];
+  readonly pending: ItemQueue;
+}
+
+/** A first-in first-out queue whose take is O(1) (Array.shift moves every item left behind it). */
+class ItemQueue {
+  private items: Item[] = [];
+  private head = 0;
+
+  get size(): number {
+    return this.items.length - this.head;
+  }
+
+  peek(): Item | undefined {
+    return this.items[this.head];
+  }
+
+  take(): void {
+    this.head += 1;
+    if (this.head >= 4096 && this.head * 2 >= this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  push(item: Item): void {
+    this.items.push(item);
+  }
 }
 
 const MAX_POLL_RECORDS = 20_000;
@@ -88,7 +114,7 @@ export class KafkaOffsetStream implements OffsetStream {
       const key = topicPartitionKey(r);
       const cursor = this.cursors.get(key);
       if (cursor !== undefined && cursor.handed === r.firstOffset) continue;
-      this.cursors.set(key, { tp: { topic: r.topic, partition: r.partition }, handed: r.firstOffset, delivered: r.firstOffset, pending: [] });
+      this.cursors.set(key, { tp: { topic: r.topic, partition: r.partition }, handed: r.firstOffset, delivered: r.firstOffset, pending: new ItemQueue() });
       moved.push({ topic: r.topic, partition: r.partition, nextOffset: r.firstOffset });
     }
     if (moved.length > 0) source.seek(moved);
@@ -101,11 +127,11 @@ export class KafkaOffsetStream implements OffsetStream {
     let bytes = 0;
     let skipped = 0;
     const take = (cursor: Cursor, end: bigint): void => {
-      while (cursor.pending.length > 0 && bytes < limits.maxBytes) {
-        const item = cursor.pending[0] as Item;
+      while (cursor.pending.size > 0 && bytes < limits.maxBytes) {
+        const item = cursor.pending.peek() as Item;
         const offset = offsetOf(item);
         if (offset >= end) break;
-        cursor.pending.shift();
+        cursor.pending.take();
         if (item.kind === 'record') {
           records.push(item.record);
           bytes += (item.record.key?.length ?? 0) + (item.record.raw?.length ?? item.record.json?.length ?? 0);
@@ -119,8 +145,9 @@ export class KafkaOffsetStream implements OffsetStream {
     const complete = (r: PositionRange): boolean => {
       const cursor = this.cursors.get(topicPartitionKey(r)) as Cursor;
       take(cursor, r.nextOffset);
-      if (cursor.pending.length > 0 && firstOffset(cursor.pending) < r.nextOffset) return false;
-      const fetched = cursor.pending.length === 0 ? source.fetchedPosition(r) : undefined;
+      const first = cursor.pending.peek();
+      if (first !== undefined && offsetOf(first) < r.nextOffset) return false;
+      const fetched = first === undefined ? source.fetchedPosition(r) : undefined;
       const through = maxOf(cursor.delivered, fetched ?? 0n);
       if (through > cursor.handed) cursor.handed = minOf(through, r.nextOffset);
       return cursor.handed >= r.nextOffset;
@@ -172,7 +199,7 @@ export class KafkaOffsetStream implements OffsetStream {
     const start = new Map<string, SourcePosition>([...this.lastBounds.values()].map((b) => [topicPartitionKey(b), { topic: b.topic, partition: b.partition, nextOffset: b.high }]));
     for (const r of wanted) {
       start.set(topicPartitionKey(r), { topic: r.topic, partition: r.partition, nextOffset: r.firstOffset });
-      this.cursors.set(topicPartitionKey(r), { tp: { topic: r.topic, partition: r.partition }, handed: r.firstOffset, delivered: r.firstOffset, pending: [] });
+      this.cursors.set(topicPartitionKey(r), { tp: { topic: r.topic, partition: r.partition }, handed: r.firstOffset, delivered: r.firstOffset, pending: new ItemQueue() });
     }
     await source.open([...start.values()]);
     this.source = source;
@@ -181,7 +208,6 @@ export class KafkaOffsetStream implements OffsetStream {
 }
 
 const offsetOf = (item: Item): bigint => (item.kind === 'record' ? item.record.offset : item.letter.offset);
-const firstOffset = (items: readonly Item[]): bigint => offsetOf(items[0] as Item);
 const compareOffsets = (a: bigint, b: bigint): number => (a < b ? -1 : a > b ? 1 : 0);
 const maxOf = (a: bigint, b: bigint): bigint => (a > b ? a : b);
 const minOf = (a: bigint, b: bigint): bigint => (a < b ? a : b);
