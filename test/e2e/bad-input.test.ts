@@ -183,6 +183,21 @@ describe('thund serve with flow SQL that is not one query', () => {
   });
 });
 
+describe('thund serve on a pipeline file', () => {
+  it('refuses a file without flows, naming both ways to serve', () => {
+    const file = join(work, 'serve-empty.yaml');
+    writeFileSync(file, 'pipeline: serve-empty\nsources: {}\ntables: {}\nflows: {}\n');
+    expectRefusedWithoutChanges(thund(['serve', file, '--warehouse', warehouse]), /serve-empty\.yaml has no flows/, /--topic and --table/);
+  });
+
+  it('refuses flags of the single-topic mode beside a pipeline with flows, and a bad trigger interval', () => {
+    const file = join(work, 'serve-flows.yaml');
+    writeFileSync(file, 'pipeline: serve-flows\nsources:\n  events: { format: kafka, topic: events, bootstrap_servers: "127.0.0.1:1" }\ntables:\n  lake.events: { kind: streaming_table, sql: SELECT * FROM STREAM(events) }\n');
+    expectRefusedWithoutChanges(thund(['serve', file, '--warehouse', warehouse, '--group', 'g', '--commit-records', '5']), /--group, --commit-records belong to serving one topic into one table/);
+    expectRefusedWithoutChanges(thund(['serve', file, '--warehouse', warehouse, '--trigger-interval-ms', '5']), /--trigger-interval-ms \(or THUND_SERVE_TRIGGER_INTERVAL_MS\): /);
+  });
+});
+
 describe('thund run with bad names and variables', () => {
   it('names a source path variable that is not set, with file and line', () => {
     const file = spec('SELECT id FROM orders', { path: '${THUND_NO_SUCH_VARIABLE}/orders.parquet' });
