@@ -152,8 +152,21 @@ export class KafkaOffsetStream implements OffsetStream {
       if (through > cursor.handed) cursor.handed = minOf(through, r.nextOffset);
       return cursor.handed >= r.nextOffset;
     };
+    // A partition whose range is complete stops fetching, so what it would fetch meanwhile does not pile up here.
+    const paused = new Set<string>();
+    const allComplete = (): boolean => {
+      let all = true;
+      for (const r of wanted) {
+        if (!complete(r)) all = false;
+        else if (!paused.has(topicPartitionKey(r))) {
+          paused.add(topicPartitionKey(r));
+          source.pause([r]);
+        }
+      }
+      return all;
+    };
     let quietSince = Date.now();
-    while (bytes < limits.maxBytes && !wanted.every(complete)) {
+    while (bytes < limits.maxBytes && !allComplete()) {
       const polled = await source.poll(MAX_POLL_RECORDS, POLL_WAIT_MS);
       if (polled.ranges.length === 0) {
         if (Date.now() - quietSince >= limits.idleMs) break;

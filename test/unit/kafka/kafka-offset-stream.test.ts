@@ -1,0 +1,87 @@
+/**
+ * The Kafka offset stream over a hand-driven consumer client: a read returns exactly the records
+ * of its ranges and keeps what was fetched past them for the next read (no seek when it starts
+ * there), a range ending in control records (transaction markers) completes once fetching passed
+ * its end, dead letters come back in offset order with the records, a read that starts elsewhere
+ * seeks and forgets what it kept, and a partition whose range is complete stops fetching.
+ */
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { JsonDecoder } from '../../../connectors/kafka/json-decoder.js';
+import { KafkaOffsetStream } from '../../../connectors/kafka/kafka-offset-stream.js';
+import type { PositionRange } from '../../../connectors/streaming-source.js';
+import { FakeConsumerClient } from './fake-consumer-client.js';
+
+const P0 = { topic: 't', partition: 0 };
+const P1 = { topic: 't', partition: 1 };
+const LIMITS = { maxBytes: 1 << 20, idleMs: 2_000 };
+const range = (tp: typeof P0, first: number, next: number): PositionRange => ({ ...tp, firstOffset: BigInt(first), nextOffset: BigInt(next) });
+const json = (n: number): string => JSON.stringify({ n });
+
+let fake: FakeConsumerClient;
+let stream: KafkaOffsetStream;
+
+beforeEach(() => {
+  fake = new FakeConsumerClient();
+  fake.bounds.set('t', [
+    { partition: 0, low: 0n, high: 100n },
+    { partition: 1, low: 0n, high: 100n },
+  ]);
+  stream = new KafkaOffsetStream({ settings: { topics: ['t'], brokers: ['127.0.0.1:1'], decoder: new JsonDecoder(), checkJson: true }, reader: 'p.f', client: () => fake });
+});
+afterEach(async () => {
+  await stream.close();
+});
+
+/** Starts a read, then assigns (first read) and delivers while it polls. */
+async function readWhile(ranges: PositionRange[], act: () => void | Promise<void>) {
+  const reading = stream.read(ranges, LIMITS);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  await act();
+  return reading;
+}
+
+const offsets = (read: Awaited<ReturnType<KafkaOffsetStream['read']>>): string[] => read.records.map((r) => `${r.partition}@${r.offset}`);
+
+it('returns a range\'s records, keeps what was fetched past it for the next read, and completes a range that ends in control records', async () => {
+  const first = await readWhile([range(P0, 0, 3)], async () => {
+    fake.assign([P0, P1]);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    fake.deliver(P0, 0n, [0, 1, 2, 3, 4, 5].map(json));
+  });
+  expect(offsets(first)).toEqual(['0@0', '0@1', '0@2']);
+  expect(first.reached).toEqual([{ ...P0, nextOffset: 3n }]);
+  const seeks = fake.seeks.length;
+
+  // Starts where the last read stopped: no seek, the kept records come first.
+  const second = await stream.read([range(P0, 3, 6)], LIMITS);
+  expect(offsets(second)).toEqual(['0@3', '0@4', '0@5']);
+  expect(fake.seeks).toHaveLength(seeks);
+
+  // Offset 8 is a transaction marker: the fetch ends at 9 with records 6 and 7 only.
+  const third = await readWhile([range(P0, 6, 9)], () => void fake.deliver(P0, 6n, [json(6), json(7)], 9n));
+  expect(offsets(third)).toEqual(['0@6', '0@7']);
+  expect(third.reached).toEqual([{ ...P0, nextOffset: 9n }]);
+});
+
+it('hands out dead letters in offset order with the records, seeks for a read that starts elsewhere, and pauses a completed partition', async () => {
+  const first = await readWhile([range(P0, 0, 2), range(P1, 0, 3)], async () => {
+    fake.assign([P0, P1]);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    fake.deliver(P0, 0n, [json(0), json(1), json(2)]);
+    fake.deliver(P1, 0n, [json(10), '{"broken": ', json(12), json(13)]);
+  });
+  expect(offsets(first)).toEqual(['0@0', '0@1', '1@0', '1@2']);
+  expect(first.deadLetters.map((d) => `${d.partition}@${d.offset}`)).toEqual(['1@1']);
+  expect(first.reached).toEqual([
+    { ...P0, nextOffset: 2n },
+    { ...P1, nextOffset: 3n },
+  ]);
+  expect(fake.isPaused(P0) && fake.isPaused(P1)).toBe(true);
+
+  // Planned again from other positions: P1 is sought back to 1; its kept record 3 is forgotten.
+  const again = await readWhile([range(P1, 1, 3)], () => void fake.deliver(P1, 1n, ['{"broken": ', json(12)]));
+  expect(fake.seeks.at(-1)).toBe('t/1@1');
+  expect(fake.isPaused(P0)).toBe(true);
+  expect(offsets(again)).toEqual(['1@2']);
+  expect(again.deadLetters.map((d) => `${d.partition}@${d.offset}`)).toEqual(['1@1']);
+});
