@@ -56,6 +56,9 @@ export interface SourceRecord<V> extends TopicPartition {
  */
 export const RECORD_COORDINATE_FIELDS = ['_kafka_topic', '_kafka_partition', '_kafka_offset', '_kafka_timestamp', '_kafka_key'] as const;
 
+/** The field pipelines also stage: the record's headers as a list of {key, value} (serve's single-topic tables do not have it). */
+export const RECORD_HEADERS_FIELD = '_kafka_headers';
+
 /** A record that could not be decoded: everything needed to park it elsewhere and find it again. */
 export interface DeadLetterCandidate extends TopicPartition {
   readonly offset: bigint;

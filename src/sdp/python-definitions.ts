@@ -3,7 +3,7 @@
  * files as batch or stream, Kafka topics with JSON decoding and watermarks) as temporary views,
  * sinks, and AUTO CDC flows (`dp.create_auto_cdc_flow`: Spark 4.2 has no AUTO CDC in SQL).
  */
-import type { RECORD_COORDINATE_FIELDS } from '../../connectors/streaming-source.js';
+import { RECORD_HEADERS_FIELD as HEADERS_COLUMN, type RECORD_COORDINATE_FIELDS } from '../../connectors/streaming-source.js';
 import type { KafkaSourceOptions, SinkDataset, SourceDataset } from '../pipeline/ir/dataset.js';
 import type { ApplyChangesFlow, ColumnSelection } from '../pipeline/ir/flow.js';
 import { findDataset, flowsInto, nameKey, type PipelineGraph } from '../pipeline/ir/graph.js';
@@ -77,12 +77,14 @@ function kafkaBody(options: KafkaSourceOptions, source: SourceDataset, watermark
   if (options.bootstrapServers !== undefined) settings['kafka.bootstrap.servers'] = options.bootstrapServers;
   settings['subscribe'] = options.topics.join(',');
   settings['startingOffsets'] = options.startingOffsets;
+  settings['includeHeaders'] = 'true';
   const schema = pythonString(schemaDdl(source.schema ?? []));
-  const coordinates = Object.entries(KAFKA_COORDINATES).map(([name, column]) => `${column}.alias(${pythonString(name)})`);
+  const columns = { ...KAFKA_COORDINATES, [HEADERS_COLUMN]: KAFKA_HEADERS };
+  const selected = Object.entries(columns).map(([name, column]) => `${column}.alias(${pythonString(name)})`);
   return [
     `    raw = spark.readStream.format("kafka").options(**${pythonStringDict(settings)}).load()`,
-    `    decoded = raw.select(${coordinates.join(', ')}, F.from_json(F.col("value").cast("string"), ${schema}).alias("value"))`,
-    `    return decoded.select(${Object.keys(KAFKA_COORDINATES).map(pythonString).join(', ')}, "value.*")${watermark}`,
+    `    decoded = raw.select(${selected.join(', ')}, F.from_json(F.col("value").cast("string"), ${schema}).alias("value"))`,
+    `    return decoded.select(${Object.keys(columns).map(pythonString).join(', ')}, "value.*")${watermark}`,
   ];
 }
 
@@ -98,6 +100,10 @@ const KAFKA_COORDINATES: Readonly<Record<(typeof RECORD_COORDINATE_FIELDS)[numbe
   _kafka_timestamp: 'F.col("timestamp").cast("timestamp_ntz")',
   _kafka_key: 'F.col("key").cast("string")',
 };
+
+/** The headers as `thund run` stages them: {key, value as UTF-8 text} in record order, an empty list when there are none. */
+const KAFKA_HEADERS =
+  'F.coalesce(F.transform(F.col("headers"), lambda h: F.struct(h["key"].alias("key"), h["value"].cast("string").alias("value"))), F.array().cast("array<struct<key:string,value:string>>"))';
 
 /** A SQL flow's target is qualified as a table (SDP 4.1 rejects a sink there): append_flow names it. */
 function sinkFlows(graph: PipelineGraph, placement: GraphPlacement, sink: SinkDataset, catalog: string): string[] {

@@ -322,9 +322,9 @@ const CASES: readonly ConstructCase[] = [
         [
           '@dp.temporary_view(name="clicks")',
           'def source_clicks():',
-          '    raw = spark.readStream.format("kafka").options(**{"kafka.bootstrap.servers": "k:9092", "kafka.security.protocol": "PLAINTEXT", "startingOffsets": "latest", "subscribe": "clicks"}).load()',
-          '    decoded = raw.select(F.col("topic").alias("_kafka_topic"), F.col("partition").alias("_kafka_partition"), F.col("offset").alias("_kafka_offset"), F.col("timestamp").cast("timestamp_ntz").alias("_kafka_timestamp"), F.col("key").cast("string").alias("_kafka_key"), F.from_json(F.col("value").cast("string"), "`id` BIGINT").alias("value"))',
-          '    return decoded.select("_kafka_topic", "_kafka_partition", "_kafka_offset", "_kafka_timestamp", "_kafka_key", "value.*")',
+          '    raw = spark.readStream.format("kafka").options(**{"includeHeaders": "true", "kafka.bootstrap.servers": "k:9092", "kafka.security.protocol": "PLAINTEXT", "startingOffsets": "latest", "subscribe": "clicks"}).load()',
+          '    decoded = raw.select(F.col("topic").alias("_kafka_topic"), F.col("partition").alias("_kafka_partition"), F.col("offset").alias("_kafka_offset"), F.col("timestamp").cast("timestamp_ntz").alias("_kafka_timestamp"), F.col("key").cast("string").alias("_kafka_key"), F.coalesce(F.transform(F.col("headers"), lambda h: F.struct(h["key"].alias("key"), h["value"].cast("string").alias("value"))), F.array().cast("array<struct<key:string,value:string>>")).alias("_kafka_headers"), F.from_json(F.col("value").cast("string"), "`id` BIGINT").alias("value"))',
+          '    return decoded.select("_kafka_topic", "_kafka_partition", "_kafka_offset", "_kafka_timestamp", "_kafka_key", "_kafka_headers", "value.*")',
         ].join('\n'),
       ],
     },

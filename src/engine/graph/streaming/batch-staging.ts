@@ -12,7 +12,7 @@
  */
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { RECORD_COORDINATE_FIELDS, type SourceRecord } from '../../../../connectors/streaming-source.js';
+import { RECORD_COORDINATE_FIELDS, RECORD_HEADERS_FIELD, type SourceRecord } from '../../../../connectors/streaming-source.js';
 import { quoteIdentifier, quoteLiteral, type DuckDbSession } from '../../../duckdb/session.js';
 
 export type JsonRecord = SourceRecord<Record<string, unknown>>;
@@ -46,7 +46,7 @@ export interface StagingRequest {
 }
 
 /** The column the headers land in when staged, and its type (Spark's Kafka source gives the same shape). */
-export const HEADERS_COLUMN = '_kafka_headers';
+export const HEADERS_COLUMN = RECORD_HEADERS_FIELD;
 const HEADERS_TYPE = 'STRUCT(key VARCHAR, value VARCHAR)[]';
 
 /** The reserved column a value field collides with, if any. */
