@@ -30,6 +30,11 @@ export interface OffsetStream {
    * per partition where the read stopped (the range's end when complete).
    */
   read(ranges: readonly PositionRange[], limits: { readonly maxBytes: number; readonly idleMs: number }): Promise<OffsetRead>;
+  /**
+   * The partition's end offset when this stream first read the bounds: where a reader without a
+   * position starts for `starting_offsets: latest`, the same on every round of a long-running process.
+   */
+  endWhenOpened?(tp: TopicPartition): bigint | undefined;
   /** Told where the reader's position stands (its checkpoint's, then after each batch), for lag reporting. */
   at?(positions: readonly SourcePosition[]): void;
   close(): Promise<void>;

@@ -69,6 +69,7 @@ export class KafkaOffsetStream implements OffsetStream {
   private source: KafkaSource<Record<string, unknown>> | undefined;
   private readonly cursors = new Map<string, Cursor>();
   private lastBounds = new Map<string, PartitionOffsets>();
+  private readonly firstBounds = new Map<string, bigint>();
   private readonly clientOptions: KafkaJsClientOptions;
 
   constructor(private readonly options: KafkaOffsetStreamOptions) {
@@ -102,7 +103,12 @@ export class KafkaOffsetStream implements OffsetStream {
       for (const b of bounds) all.push({ topic, partition: b.partition, low: b.low, high: b.high });
     }
     this.lastBounds = new Map(all.map((b) => [topicPartitionKey(b), b]));
+    for (const b of all) if (!this.firstBounds.has(topicPartitionKey(b))) this.firstBounds.set(topicPartitionKey(b), b.high);
     return all;
+  }
+
+  endWhenOpened(tp: TopicPartition): bigint | undefined {
+    return this.firstBounds.get(topicPartitionKey(tp));
   }
 
   async read(ranges: readonly PositionRange[], limits: { readonly maxBytes: number; readonly idleMs: number }): Promise<OffsetRead> {

@@ -52,6 +52,7 @@ export class ServedStreams implements OffsetStreamConnector {
         }
         return read;
       },
+      endWhenOpened: (tp) => inner.endWhenOpened?.(tp),
       at(positions) {
         for (const p of positions) note(p, { reached: p.nextOffset });
       },

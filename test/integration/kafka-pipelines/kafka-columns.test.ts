@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { kafkaOffsetStreams } from '../../../connectors/kafka/kafka-offset-stream.js';
 import { openCatalog, type OpenedCatalog } from '../../../src/app/open-catalog.js';
+import { ServedStreams } from '../../../src/app/serve/served-streams.js';
 import { brokers, createTopic, runSinkSpec, unique } from '../kafka-support/sink-readback.js';
 import { produce } from './debezium-topic.js';
 import { liveTableRows } from './pipeline-tables.js';
@@ -86,4 +87,29 @@ tables:
   const second = await runSinkSpec({ work, opened }, spec, { streams: kafkaOffsetStreams() });
   expect(second.result.status).toBe('completed');
   expect(await liveTableRows(opened, { namespace: ['lake'], name: 'event_count' }, 'n', 'n')).toEqual([[3]]);
+});
+
+it('starts a flow without a checkpoint at the end of the log with starting_offsets: latest, and a long-running process reads what arrives after it', async () => {
+  const topic = await createTopic('thund-columns-latest', 2);
+  await produce(topic, [1, 2, 3].map((id) => ({ key: String(id), value: JSON.stringify({ id }) })));
+  const spec = `pipeline: ${unique('latest').replace(/-/g, '_')}
+sources:
+  events: { format: kafka, topic: ${topic}, bootstrap_servers: "${brokers.join(',')}", starting_offsets: latest }
+tables:
+  lake.events:
+    kind: streaming_table
+    sql: SELECT id FROM STREAM(events)
+`;
+  // One set of streams for both runs, as thund serve keeps them between triggers.
+  const streams = new ServedStreams(kafkaOffsetStreams());
+  try {
+    const first = await runSinkSpec({ work, opened }, spec, { streams });
+    expect(first.result.status).toBe('completed');
+    expect(first.events.filter((e) => e.phase === 'flow-progress')).toHaveLength(0);
+    await produce(topic, [4, 5].map((id) => ({ key: String(id), value: JSON.stringify({ id }) })));
+    expect((await runSinkSpec({ work, opened }, spec, { streams })).result.status).toBe('completed');
+    expect(await liveTableRows(opened, { namespace: ['lake'], name: 'events' }, 'id::INTEGER', 'id')).toEqual([[4], [5]]);
+  } finally {
+    await streams.closeAll();
+  }
 });

@@ -49,7 +49,9 @@ export function kafkaInput(context: FlowContext, source: SourceDataset, connecto
       const ends = new Map<string, bigint>();
       for (const b of bounds) {
         const key = topicPartitionKey(b);
-        const from = stored.get(key) ?? (source.source.format === 'kafka' && source.source.startingOffsets === 'latest' ? b.high : b.low);
+        const latest = source.source.format === 'kafka' && source.source.startingOffsets === 'latest';
+        // Latest is the end when this process first looked, so a long-running one reads what arrives after it.
+        const from = stored.get(key) ?? (latest ? (stream.endWhenOpened?.(b) ?? b.high) : b.low);
         checkInLog(context, source, b, from, stored.has(key));
         cursor.set(key, { topic: b.topic, partition: b.partition, nextOffset: from });
         ends.set(key, b.high);
