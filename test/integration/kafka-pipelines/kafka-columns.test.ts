@@ -113,3 +113,22 @@ tables:
     await streams.closeAll();
   }
 });
+
+it('reads everything up to the end offsets in one run when the byte bound cuts the micro-batches short', async () => {
+  const topic = await createTopic('thund-columns-bytes', 3);
+  const pad = 'x'.repeat(1_000);
+  await produce(topic, Array.from({ length: 30 }, (_, id) => ({ key: String(id), value: JSON.stringify({ id, pad }), partition: id % 3 })));
+  const spec = `pipeline: ${unique('bytes').replace(/-/g, '_')}
+sources:
+  events: { format: kafka, topic: ${topic}, bootstrap_servers: "${brokers.join(',')}" }
+tables:
+  lake.events:
+    kind: streaming_table
+    properties: { thund.stream.max-bytes-per-batch: "4000" }
+    sql: SELECT id FROM STREAM(events)
+`;
+  const ran = await runSinkSpec({ work, opened }, spec, { streams: kafkaOffsetStreams() });
+  expect(ran.result.status).toBe('completed');
+  expect(ran.events.filter((e) => e.phase === 'flow-progress').length).toBeGreaterThanOrEqual(5);
+  expect(await liveTableRows(opened, { namespace: ['lake'], name: 'events' }, 'id::INTEGER', 'id')).toEqual(Array.from({ length: 30 }, (_, id) => [id]));
+});

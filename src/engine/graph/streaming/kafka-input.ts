@@ -68,13 +68,14 @@ export function kafkaInput(context: FlowContext, source: SourceDataset, connecto
           const read = ranges.length === 0 ? { records: [], deadLetters: [], skipped: 0, reached: [] } : await (stream as OffsetStream).read(ranges, { maxBytes: limits.maxBytes ?? DEFAULT_KAFKA_BATCH_BYTES, idleMs: IDLE_MS });
           const covered: PositionRange[] = [];
           for (const reached of read.reached) {
-            const key = topicPartitionKey(reached);
-            const before = cursor.get(key)?.nextOffset ?? reached.nextOffset;
-            // A partition that gave nothing although its end promised more ends this round where it stands.
-            if (reached.nextOffset <= before) exhausted.add(key);
-            else covered.push({ topic: reached.topic, partition: reached.partition, firstOffset: before, nextOffset: reached.nextOffset });
-            cursor.set(key, reached);
+            const before = cursor.get(topicPartitionKey(reached))?.nextOffset ?? reached.nextOffset;
+            if (reached.nextOffset > before) covered.push({ topic: reached.topic, partition: reached.partition, firstOffset: before, nextOffset: reached.nextOffset });
+            cursor.set(topicPartitionKey(reached), reached);
           }
+          // A read that stopped on the byte bound leaves some partitions for the next batch; one that
+          // got nothing at all although the end offsets promised more (records past an open
+          // transaction) ends the round where it stands.
+          if (covered.length === 0) for (const r of ranges) exhausted.add(topicPartitionKey(r));
           stream?.at?.([...cursor.values()]);
           const records: JsonRecord[] = [];
           const letters: DeadLetterCandidate[] = [...read.deadLetters];
