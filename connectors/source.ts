@@ -51,6 +51,8 @@ export interface OffsetRead {
   /** Records consumed without a row (Debezium tombstones), counted per reason. */
   readonly skipped: number;
   readonly reached: readonly SourcePosition[];
+  /** DuckDB types of value fields the records' writer schemas fix (Avro logical types), for staging; absent for JSON. */
+  readonly valueTypes?: ReadonlyMap<string, string>;
 }
 
 /** Opens offset streams; `reader` names who reads (pipeline and flow), for the consumer's client id. */

@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { OffsetRead, OffsetStream, OffsetStreamConnector, PartitionOffsets } from '../source.js';
 import { topicPartitionKey, type DeadLetterCandidate, type PositionRange, type SourcePosition, type SourceRecord, type TopicPartition } from '../streaming-source.js';
+import { hasColumnTypes } from './avro-logical-columns.js';
 import type { ConsumerClient } from './consumer-client.js';
 import { KafkaSource } from './kafka-source.js';
 import { KafkaSourceError } from './kafka-source-error.js';
@@ -191,7 +192,9 @@ export class KafkaOffsetStream implements OffsetStream {
     }
     for (const r of wanted) complete(r);
     const reached = wanted.map((r) => ({ topic: r.topic, partition: r.partition, nextOffset: (this.cursors.get(topicPartitionKey(r)) as Cursor).handed }));
-    return { records, deadLetters, skipped, reached };
+    const { decoder } = this.options.settings;
+    const valueTypes = hasColumnTypes(decoder) && records.length > 0 ? decoder.columnTypes(records.map((r) => r.raw)) : undefined;
+    return { records, deadLetters, skipped, reached, ...(valueTypes === undefined || valueTypes.size === 0 ? {} : { valueTypes }) };
   }
 
   async close(): Promise<void> {

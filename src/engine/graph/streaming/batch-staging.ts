@@ -297,7 +297,7 @@ async function withOtherFields(session: DuckDbSession, file: string, options: re
     column_name: string;
     column_type: string;
   }>;
-  const taken = new Set<string>([...RECORD_COLUMNS, ...columns.keys()].map((name) => name.toLowerCase()));
+  const taken = new Set<string>([...RECORD_COLUMNS, HEADERS_COLUMN, ...columns.keys()].map((name) => name.toLowerCase()));
   const all = new Map(columns);
   for (const { column_name: name, column_type: type } of described) if (!taken.has(name.toLowerCase())) all.set(name, type === 'NULL' ? 'JSON' : type);
   return all;

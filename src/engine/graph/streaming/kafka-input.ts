@@ -84,7 +84,7 @@ export function kafkaInput(context: FlowContext, source: SourceDataset, connecto
             if (reserved === undefined) records.push(record);
             else letters.push(flowFailureToDeadLetter({ record, reason: `the value has a field named ${reserved}, a column reserved for the record's coordinates` }));
           }
-          const staged = await stageBatch(context, source, relation, records);
+          const staged = await stageBatch(context, source, relation, records, read.valueTypes);
           letters.push(...staged.misfits);
           if (letters.length > 0) await landDeadLetters(letters, covered);
           return staged.rows;
@@ -101,11 +101,17 @@ export function kafkaInput(context: FlowContext, source: SourceDataset, connecto
 }
 
 /**
- * The batch's rows as table `relation`, cast to the source's declared schema when it has one (the
+ * The batch's rows as table `relation`, Avro fields typed by their writer schemas, cast to the source's declared schema when it has one (the
  * records whose values do not fit come back as dead letters); an empty batch keeps the columns of
  * the one before it.
  */
-async function stageBatch(context: FlowContext, source: SourceDataset, relation: string, records: readonly JsonRecord[]): Promise<{ rows: number; misfits: DeadLetterCandidate[] }> {
+async function stageBatch(
+  context: FlowContext,
+  source: SourceDataset,
+  relation: string,
+  records: readonly JsonRecord[],
+  valueTypes: ReadonlyMap<string, string> | undefined,
+): Promise<{ rows: number; misfits: DeadLetterCandidate[] }> {
   const { session } = context;
   const table = quoteIdentifier(relation);
   if (records.length === 0) {
@@ -118,7 +124,9 @@ async function stageBatch(context: FlowContext, source: SourceDataset, relation:
     }
     return { rows: 0, misfits: [] };
   }
-  await stageRecords({ session, records, table: relation, tempDir: context.tempDir, withHeaders: true });
+  // Fields the writer schemas type (Avro logical types) are read as those types; the others as DuckDB detects them.
+  const columns = valueTypes === undefined ? {} : { columns: valueTypes, readOtherFields: true };
+  await stageRecords({ session, records, table: relation, tempDir: context.tempDir, withHeaders: true, ...columns });
   if (source.schema === undefined) return { rows: records.length, misfits: [] };
   const misfitRows = await applyDeclaredColumns(session, relation, source.schema);
   const byPosition = new Map(records.map((r) => [`${r.partition}/${r.offset}`, r]));

@@ -1,8 +1,11 @@
 /**
- * A Debezium topic in Confluent Avro (through a schema registry: a loopback server speaking the
- * registry's GET /schemas/ids/{id}, with basic auth, named by *_env options) read by a pipeline
- * with `value_format: debezium-avro` into an SCD1 table with `thund run`'s engine: the envelope's
- * op, before and after arrive as columns, as from JSON; an unknown schema id is a dead letter.
+ * Confluent Avro topics read by pipelines with `thund run`'s engine, through a schema registry (a
+ * loopback server speaking the registry's GET /schemas/ids/{id}, with basic auth, named by *_env
+ * options):
+ *  - `value_format: avro`: fields typed by their writer schema's logical types (timestamp-micros
+ *    lands as timestamptz, decimal(20,2) exactly), not as the JSON reader would guess them;
+ *  - `value_format: debezium-avro` into an SCD1 table: the envelope's op, before and after arrive
+ *    as columns, as from JSON; an unknown schema id is a dead letter.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +14,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { encodeConfluentWire } from '../../../connectors/kafka/confluent-wire.js';
 import { kafkaOffsetStreams } from '../../../connectors/kafka/kafka-offset-stream.js';
 import { openCatalog, type OpenedCatalog } from '../../../src/app/open-catalog.js';
-import { AvroWire, debeziumEnvelopeSchema, recordSchema } from '../../unit/kafka/avro-wire.js';
+import { AVRO_LOGICAL, avroDecimal, AvroWire, debeziumEnvelopeSchema, decimalBytes, recordSchema } from '../../unit/kafka/avro-wire.js';
 import { brokers, createTopic, runSinkSpec, unique } from '../kafka-support/sink-readback.js';
 import { liveTableRows } from './pipeline-tables.js';
 import { Kafka, logLevel } from 'kafkajs';
@@ -77,6 +80,48 @@ tables:
     expect(letters).toHaveLength(1);
     expect(String(letters[0]?.[1])).toMatch(/99/);
     expect(JSON.stringify(ran.events, (_key, v: unknown) => (typeof v === 'bigint' ? String(v) : v))).not.toContain('sr-Pa55-secret');
+  } finally {
+    await wire.registry.stop();
+  }
+});
+
+it('types Avro fields by their writer schema\'s logical types', async () => {
+  const schema = recordSchema('shop.Payment', { id: 'long', paid_at: AVRO_LOGICAL.timestampMicros, day: AVRO_LOGICAL.date, amount: avroDecimal(20, 2) });
+  const wire = new AvroWire(new Map([[8, { schema }]]));
+  const url = await wire.registry.start();
+  try {
+    const topic = await createTopic('thund-avro-logical', 1);
+    const at = 1_704_164_645_123_456; // 2024-01-02T03:04:05.123456Z
+    const producer = new Kafka({ clientId: 'thund-it-avro-logical', brokers, logLevel: logLevel.NOTHING }).producer();
+    await producer.connect();
+    await producer.send({
+      topic,
+      messages: [0, 1, 2].map((i) => ({ key: String(i), value: wire.encode(8, { id: i, paid_at: at + i, day: 19_724 + i, amount: decimalBytes(1_234_567_890_123_456_789n + BigInt(i)) }) })),
+    });
+    await producer.disconnect();
+    const spec = `pipeline: ${unique('avro_logical').replace(/-/g, '_')}
+sources:
+  payments:
+    format: kafka
+    topic: ${topic}
+    bootstrap_servers: "${brokers.join(',')}"
+    value_format: avro
+    options: { schema_registry_url_env: TEST_REGISTRY_URL }
+tables:
+  lake.payments:
+    kind: streaming_table
+    sql: SELECT id, paid_at, day, amount FROM STREAM(payments)
+`;
+    const ran = await runSinkSpec({ work, opened }, spec, { streams: kafkaOffsetStreams({ ...process.env, TEST_REGISTRY_URL: url }) });
+    expect(ran.result.status).toBe('completed');
+    const { metadata } = await opened.catalog.loadTable({ namespace: ['lake'], name: 'payments' });
+    const types = Object.fromEntries(metadata.schemas.at(-1)!.fields.map((f) => [f.name, f.type.kind === 'decimal' ? `decimal(${f.type.precision}, ${f.type.scale})` : f.type.kind]));
+    expect(types).toEqual({ id: 'long', paid_at: 'timestamptz', day: 'date', amount: 'decimal(20, 2)' });
+    expect(await liveTableRows(opened, { namespace: ['lake'], name: 'payments' }, "id::INTEGER, strftime(paid_at AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M:%S.%f'), day::VARCHAR, amount::VARCHAR", 'id')).toEqual([
+      [0, '2024-01-02 03:04:05.123456', '2024-01-02', '12345678901234567.89'],
+      [1, '2024-01-02 03:04:05.123457', '2024-01-03', '12345678901234567.90'],
+      [2, '2024-01-02 03:04:05.123458', '2024-01-04', '12345678901234567.91'],
+    ]);
   } finally {
     await wire.registry.stop();
   }
