@@ -12,7 +12,7 @@ import type { SourceDataset } from '../../../pipeline/ir/dataset.js';
 /** Table property: the most new files one micro-batch of a streamed Parquet source takes. */
 export const MAX_FILES_PER_BATCH_PROPERTY = 'thund.stream.max-files-per-batch';
 export const DEFAULT_MAX_FILES_PER_BATCH = 100;
-/** Table property: the most rows one micro-batch takes (counted from the files' Parquet footers); no limit by default. */
+/** Table property: the most rows one micro-batch takes (files: counted from their Parquet footers, no limit by default; Kafka: records, 100,000 by default). */
 export const MAX_ROWS_PER_BATCH_PROPERTY = 'thund.stream.max-rows-per-batch';
 
 /** Table property: the most key and value bytes one micro-batch of a Kafka source reads (default 64 MiB). */

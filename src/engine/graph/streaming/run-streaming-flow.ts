@@ -1,10 +1,12 @@
 /**
  * Runs a streaming flow (a STREAM() read, or apply-changes) as micro-batches: restore the
- * checkpoint the target's snapshots point to (unless full refresh), list the new files of each
- * streamed input, and per batch: stage the files, run the flow (stateless SQL or the windowed
+ * checkpoint the target's snapshots point to (unless full refresh), start a round of each
+ * streamed input from its position (new files; Kafka offsets up to the end offsets seen now), and
+ * per batch: stage each input's next part, run the flow (stateless SQL or the windowed
  * aggregation operator), check the target's expectations, and hand the rows to the sink (table
  * write or apply-changes), which calls back for the checkpoint (state and positions in a new
- * folder) once its state holds the batch and commits with the folder's location in the summary. The previous checkpoint is deleted only after that commit, so a crash at any
+ * folder) once its state holds the batch and commits with the folder's location in the summary.
+ * The previous checkpoint is deleted only after that commit, so a crash at any
  * point restarts from the last committed batch and lands the same rows (exactly once). Every
  * commit is fenced on the checkpoint its batch was planned from: when another run of the flow
  * committed first (two `thund run`s of one pipeline), the batch is dropped and the flow plans again
