@@ -242,6 +242,9 @@ export async function commitSnapshot<T>(
           if (found.state === 'absent' || found.state === 'missing-table') {
             await deleteQuietly(io, [...ownManifests(removed), ...manifestLists]);
           }
+          // Another writer created the table first: a fenced batch whose positions it moved is
+          // planned again (the fence throws), not failed.
+          if (request.base.create && found.state === 'absent') request.fence?.(found.table.metadata);
           throw conflictMessage(request, error);
         }
         await sleep(backoffMs(policy, retry));

@@ -6,8 +6,9 @@
  * comes and commits exactly once (positions in its checkpoint, fenced), then materialized views
  * over what changed are refreshed, in the graph's order. The Kafka consumers stay connected
  * between triggers. On a signal the batch in progress is finished and committed, and the process
- * exits 0; a failed run stops the service with the run's error (exit 1), and a restart resumes
- * from the committed positions. /healthz, /readyz (catalog reachable, first trigger done) and
+ * exits 0. A run that fails with a retryable error is logged and the next trigger starts again
+ * from the committed positions; any other failure stops the service with the run's error (exit 1),
+ * and a restart resumes from the committed positions. /healthz, /readyz (catalog reachable, first trigger done) and
  * /metrics (per flow and per source partition) are served.
  */
 import { kafkaOffsetStreams } from '../../../connectors/kafka/kafka-offset-stream.js';
@@ -82,9 +83,11 @@ export async function servePipeline(request: PipelineServeRequest): Promise<void
         metrics.trigger(result.status === 'failed');
         if (result.status === 'failed') {
           const error = result.error;
-          throw new ThundError(error?.code ?? 'INTERNAL', `pipeline ${graph.name}: ${error?.message ?? 'the run failed'}`, { retryable: error?.retryable ?? false });
-        }
-        firstTriggerDone = true;
+          // What a later trigger may get past (a commit race lost, a broker or catalog hiccup) is
+          // logged and counted; anything else stops the service.
+          if (error?.retryable !== true) throw new ThundError(error?.code ?? 'INTERNAL', `pipeline ${graph.name}: ${error?.message ?? 'the run failed'}`, { retryable: false });
+          logger.log('warn', 'trigger failed; the next trigger starts again from the committed positions', { code: error.code, error: error.message });
+        } else firstTriggerDone = true;
         await sleep(Math.max(0, intervalMs - (Date.now() - started)), stop.signal);
       }
       logger.log('info', 'thund serve stopped', { signal: stopReason });

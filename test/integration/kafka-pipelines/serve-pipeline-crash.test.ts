@@ -61,6 +61,7 @@ ${cdc(2)}
     properties: { thund.stream.max-rows-per-batch: "700" }
     sql: SELECT id, customer, amount, _kafka_partition AS kafka_partition, _kafka_offset AS kafka_offset FROM STREAM(orders) WHERE amount >= 100
   lake.customers_per_tier:
+    mode: overwrite
     sql: SELECT tier, count(*) AS customers FROM lake.customers GROUP BY tier
 `;
 }
