@@ -34,7 +34,7 @@ import { JsonDecoder } from './json-decoder.js';
 import { JsonSafeDecoder } from './json-safe-values.js';
 import type { KafkaJsClientOptions } from './kafkajs-consumer.js';
 import type { RecordDecoder } from './record-decoder.js';
-import { basicAuthFromEnv, SchemaRegistryClient } from './schema-registry-client.js';
+import { schemaRegistryFromEnv } from './schema-registry-client.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -159,9 +159,10 @@ function avroDecoder(options: Options, env: Env, fail: Fail): ConfluentAvroDecod
   const variable = options.schema_registry_url_env ?? 'THUND_KAFKA_SCHEMA_REGISTRY_URL';
   const url = env[variable];
   if (url === undefined || url.trim() === '') fail(`Avro values need a schema registry: set ${variable} to its URL (or name another variable with schema_registry_url_env)`, 'schema_registry_url_env');
-  const auth = basicAuthFromEnv(env, {
-    usernameEnv: options.schema_registry_username_env ?? 'THUND_SCHEMA_REGISTRY_USERNAME',
-    passwordEnv: options.schema_registry_password_env ?? 'THUND_SCHEMA_REGISTRY_PASSWORD',
-  });
-  return new ConfluentAvroDecoder(new SchemaRegistryClient({ url: url as string, ...(auth === undefined ? {} : { auth }) }));
+  return new ConfluentAvroDecoder(
+    schemaRegistryFromEnv(url as string, env, {
+      usernameEnv: options.schema_registry_username_env ?? 'THUND_SCHEMA_REGISTRY_USERNAME',
+      passwordEnv: options.schema_registry_password_env ?? 'THUND_SCHEMA_REGISTRY_PASSWORD',
+    }),
+  );
 }

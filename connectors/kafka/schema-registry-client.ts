@@ -146,3 +146,9 @@ export function basicAuthFromEnv(env: Readonly<Record<string, string | undefined
   }
   return { username, password };
 }
+
+/** A registry client at `url` with the basic auth the variables `names` hold, if any (both or neither). */
+export function schemaRegistryFromEnv(url: string, env: Readonly<Record<string, string | undefined>>, names: AuthEnvNames): SchemaRegistryClient {
+  const auth = basicAuthFromEnv(env, names);
+  return new SchemaRegistryClient({ url, ...(auth === undefined ? {} : { auth }) });
+}

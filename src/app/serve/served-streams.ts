@@ -45,10 +45,20 @@ export class ServedStreams implements OffsetStreamConnector {
       },
       async read(ranges, limits) {
         const read = await inner.read(ranges, limits);
-        const count = (items: readonly TopicPartition[], tp: TopicPartition): number => items.filter((i) => i.partition === tp.partition && i.topic === tp.topic).length;
+        // One pass over the batch: a filter per partition would walk every record once per partition.
+        const counted = new Map<string, { records: number; deadLetters: number }>();
+        const countOf = (tp: TopicPartition) => {
+          const id = topicPartitionKey(tp);
+          let found = counted.get(id);
+          if (found === undefined) counted.set(id, (found = { records: 0, deadLetters: 0 }));
+          return found;
+        };
+        for (const record of read.records) countOf(record).records += 1;
+        for (const letter of read.deadLetters) countOf(letter).deadLetters += 1;
         for (const p of read.reached) {
           const known = progressOf(p);
-          note(p, { records: (known?.records ?? 0) + count(read.records, p), deadLetters: (known?.deadLetters ?? 0) + count(read.deadLetters, p) });
+          const batch = counted.get(topicPartitionKey(p));
+          note(p, { records: (known?.records ?? 0) + (batch?.records ?? 0), deadLetters: (known?.deadLetters ?? 0) + (batch?.deadLetters ?? 0) });
         }
         return read;
       },

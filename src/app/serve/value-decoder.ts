@@ -10,7 +10,7 @@ import { DebeziumRowDecoder } from '../../../connectors/kafka/debezium-row-decod
 import { JsonDecoder } from '../../../connectors/kafka/json-decoder.js';
 import { JsonSafeDecoder } from '../../../connectors/kafka/json-safe-values.js';
 import type { RecordDecoder } from '../../../connectors/kafka/record-decoder.js';
-import { basicAuthFromEnv, SchemaRegistryClient } from '../../../connectors/kafka/schema-registry-client.js';
+import { schemaRegistryFromEnv } from '../../../connectors/kafka/schema-registry-client.js';
 import { InvalidInputError } from '../../errors.js';
 import type { ServeSettings } from './serve-config.js';
 
@@ -38,6 +38,5 @@ function avroDecoder(settings: ServeSettings, env: Readonly<Record<string, strin
       { context: { variable: settings.schemaRegistryUrlEnv } },
     );
   }
-  const auth = basicAuthFromEnv(env, { usernameEnv: settings.schemaRegistryUsernameEnv, passwordEnv: settings.schemaRegistryPasswordEnv });
-  return new ConfluentAvroDecoder(new SchemaRegistryClient({ url, ...(auth === undefined ? {} : { auth }) }));
+  return new ConfluentAvroDecoder(schemaRegistryFromEnv(url, env, { usernameEnv: settings.schemaRegistryUsernameEnv, passwordEnv: settings.schemaRegistryPasswordEnv }));
 }
