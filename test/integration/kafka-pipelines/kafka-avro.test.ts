@@ -7,29 +7,15 @@
  *  - `value_format: debezium-avro` into an SCD1 table: the envelope's op, before and after arrive
  *    as columns, as from JSON; an unknown schema id is a dead letter.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { encodeConfluentWire } from '../../../connectors/kafka/confluent-wire.js';
 import { kafkaOffsetStreams } from '../../../connectors/kafka/kafka-offset-stream.js';
-import { openCatalog, type OpenedCatalog } from '../../../src/app/open-catalog.js';
 import { AVRO_LOGICAL, avroDecimal, AvroWire, debeziumEnvelopeSchema, decimalBytes, recordSchema } from '../../unit/kafka/avro-wire.js';
 import { brokers, createTopic, runSinkSpec, unique } from '../kafka-support/sink-readback.js';
-import { liveTableRows } from './pipeline-tables.js';
+import { liveTableRows, warehousePerTest } from './pipeline-tables.js';
 import { Kafka, logLevel } from 'kafkajs';
 
-let work: string;
-let opened: OpenedCatalog;
-
-beforeEach(async () => {
-  work = mkdtempSync(join(tmpdir(), 'thund-kafka-dbz-avro-'));
-  opened = await openCatalog(undefined, { warehouse: join(work, 'warehouse') });
-});
-afterEach(async () => {
-  await opened.close();
-  rmSync(work, { recursive: true, force: true });
-});
+const place = warehousePerTest('thund-kafka-dbz-avro-');
 
 it('applies Debezium Avro changes through the schema registry as an SCD1 table', async () => {
   const value = recordSchema('shop.public.customers.Value', { id: 'long', name: 'string', tier: 'string' });
@@ -69,14 +55,14 @@ tables:
     apply_changes: { keys: [id], sequence_by: ts_ms, change_format: debezium, stored_as_scd_type: 1 }
 `;
     const env = { ...process.env, TEST_REGISTRY_URL: url, TEST_REGISTRY_USER: 'sr-user', TEST_REGISTRY_PASSWORD: 'sr-Pa55-secret' };
-    const ran = await runSinkSpec({ work, opened }, spec, { streams: kafkaOffsetStreams(env) });
+    const ran = await runSinkSpec(place, spec, { streams: kafkaOffsetStreams(env) });
     expect(ran.result.status).toBe('completed');
-    expect(await liveTableRows(opened, { namespace: ['lake'], name: 'customers' }, 'id::INTEGER, name, tier', 'id')).toEqual([
+    expect(await liveTableRows(place.opened, { namespace: ['lake'], name: 'customers' }, 'id::INTEGER, name, tier', 'id')).toEqual([
       [1, 'customer-1', 'silver'],
       [2, 'customer-2', 'gold'],
       [4, 'customer-4', 'bronze'],
     ]);
-    const letters = await liveTableRows(opened, { namespace: ['lake'], name: 'customer_changes_dead_letters' }, 'code, reason', 'ALL');
+    const letters = await liveTableRows(place.opened, { namespace: ['lake'], name: 'customer_changes_dead_letters' }, 'code, reason', 'ALL');
     expect(letters).toHaveLength(1);
     expect(String(letters[0]?.[1])).toMatch(/99/);
     expect(JSON.stringify(ran.events, (_key, v: unknown) => (typeof v === 'bigint' ? String(v) : v))).not.toContain('sr-Pa55-secret');
@@ -112,12 +98,12 @@ tables:
     kind: streaming_table
     sql: SELECT id, paid_at, day, amount FROM STREAM(payments)
 `;
-    const ran = await runSinkSpec({ work, opened }, spec, { streams: kafkaOffsetStreams({ ...process.env, TEST_REGISTRY_URL: url }) });
+    const ran = await runSinkSpec(place, spec, { streams: kafkaOffsetStreams({ ...process.env, TEST_REGISTRY_URL: url }) });
     expect(ran.result.status).toBe('completed');
-    const { metadata } = await opened.catalog.loadTable({ namespace: ['lake'], name: 'payments' });
+    const { metadata } = await place.opened.catalog.loadTable({ namespace: ['lake'], name: 'payments' });
     const types = Object.fromEntries(metadata.schemas.at(-1)!.fields.map((f) => [f.name, f.type.kind === 'decimal' ? `decimal(${f.type.precision}, ${f.type.scale})` : f.type.kind]));
     expect(types).toEqual({ id: 'long', paid_at: 'timestamptz', day: 'date', amount: 'decimal(20, 2)' });
-    expect(await liveTableRows(opened, { namespace: ['lake'], name: 'payments' }, "id::INTEGER, strftime(paid_at AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M:%S.%f'), day::VARCHAR, amount::VARCHAR", 'id')).toEqual([
+    expect(await liveTableRows(place.opened, { namespace: ['lake'], name: 'payments' }, "id::INTEGER, strftime(paid_at AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M:%S.%f'), day::VARCHAR, amount::VARCHAR", 'id')).toEqual([
       [0, '2024-01-02 03:04:05.123456', '2024-01-02', '12345678901234567.89'],
       [1, '2024-01-02 03:04:05.123457', '2024-01-03', '12345678901234567.90'],
       [2, '2024-01-02 03:04:05.123458', '2024-01-04', '12345678901234567.91'],

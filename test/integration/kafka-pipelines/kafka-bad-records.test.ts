@@ -8,29 +8,15 @@
  *    stops at the same record; with the expectation turned to `drop` the next run lands the rest
  *    and leaves out only that record.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { kafkaOffsetStreams } from '../../../connectors/kafka/kafka-offset-stream.js';
-import { openCatalog, type OpenedCatalog } from '../../../src/app/open-catalog.js';
 import { brokers, createTopic, runSinkSpec, unique, type SinkRun } from '../kafka-support/sink-readback.js';
 import { produce } from './debezium-topic.js';
-import { liveTableRows } from './pipeline-tables.js';
+import { liveTableRows, warehousePerTest } from './pipeline-tables.js';
 
-let work: string;
-let opened: OpenedCatalog;
+const place = warehousePerTest('thund-kafka-bad-');
 
-beforeEach(async () => {
-  work = mkdtempSync(join(tmpdir(), 'thund-kafka-bad-'));
-  opened = await openCatalog(undefined, { warehouse: join(work, 'warehouse') });
-});
-afterEach(async () => {
-  await opened.close();
-  rmSync(work, { recursive: true, force: true });
-});
-
-const run = (spec: string): Promise<SinkRun> => runSinkSpec({ work, opened }, spec, { streams: kafkaOffsetStreams() });
+const run = (spec: string): Promise<SinkRun> => runSinkSpec(place, spec, { streams: kafkaOffsetStreams() });
 const payment = (id: number, amount: unknown = id * 10): string => JSON.stringify({ id, amount, note: `payment ${id}` });
 
 function spec(pipeline: string, topic: string, expectation = ''): string {
@@ -64,11 +50,11 @@ it('sends undecodable and misfit records to the dead letters, once, and lands ev
   expect(first.result.status).toBe('completed');
   expect(await run(spec(pipeline, topic)).then((r) => r.result.status)).toBe('completed');
 
-  const landed = await liveTableRows(opened, { namespace: ['lake'], name: 'payments' }, 'id::INTEGER, amount::INTEGER, note', 'id');
+  const landed = await liveTableRows(place.opened, { namespace: ['lake'], name: 'payments' }, 'id::INTEGER, amount::INTEGER, note', 'id');
   const good = [...Array.from({ length: 12 }, (_, i) => i), ...Array.from({ length: 6 }, (_, i) => 13 + i)];
   expect(landed).toEqual(good.map((id) => [id, id * 10, `payment ${id}`]));
 
-  const letters = await liveTableRows(opened, { namespace: ['lake'], name: 'payments_dead_letters' }, 'topic, partition, "offset"::INTEGER, code, reason, decode(value) AS value', '"offset"');
+  const letters = await liveTableRows(place.opened, { namespace: ['lake'], name: 'payments_dead_letters' }, 'topic, partition, "offset"::INTEGER, code, reason, decode(value) AS value', '"offset"');
   expect(letters.map((row) => row.slice(0, 4))).toEqual([
     [topic, 0, 12, 'DECODE_FAILED'],
     [topic, 0, 13, 'SCHEMA_MISFIT'],
@@ -89,11 +75,11 @@ it('stops at a record failing a fail expectation without landing its batch, and 
     expect(ran.result.status).toBe('failed');
     expect(ran.result.error?.message).toMatch(/positive_amount/);
     // Batches of 10 offsets: the first (0-9) landed, the one holding offset 17 did not.
-    expect(await liveTableRows(opened, { namespace: ['lake'], name: 'payments' }, 'id::INTEGER', 'id')).toEqual(Array.from({ length: 10 }, (_, i) => [i]));
+    expect(await liveTableRows(place.opened, { namespace: ['lake'], name: 'payments' }, 'id::INTEGER', 'id')).toEqual(Array.from({ length: 10 }, (_, i) => [i]));
   }
   const dropping = spec(pipeline, topic, '    expectations: { positive_amount: { condition: amount >= 0, action: drop } }\n');
   expect((await run(dropping)).result.status).toBe('completed');
-  expect(await liveTableRows(opened, { namespace: ['lake'], name: 'payments' }, 'id::INTEGER', 'id')).toEqual(
+  expect(await liveTableRows(place.opened, { namespace: ['lake'], name: 'payments' }, 'id::INTEGER', 'id')).toEqual(
     Array.from({ length: 30 }, (_, i) => i).filter((i) => i !== 17).map((i) => [i]),
   );
 });

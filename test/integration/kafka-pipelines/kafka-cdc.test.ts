@@ -6,27 +6,13 @@
  * across runs (produce, run, produce, run) and across micro-batches, both tables equal one DuckDB
  * reference query over the events produced so far, and a run with nothing new commits nothing.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { kafkaOffsetStreams } from '../../../connectors/kafka/kafka-offset-stream.js';
-import { openCatalog, type OpenedCatalog } from '../../../src/app/open-catalog.js';
 import { brokers, createTopic, runSinkSpec, unique, type SinkRun } from '../kafka-support/sink-readback.js';
-import { liveTableRows } from './pipeline-tables.js';
+import { liveTableRows, warehousePerTest } from './pipeline-tables.js';
 import { changeEvents, produce, referenceRows, scd1Reference, scd2Reference } from './debezium-topic.js';
 
-let work: string;
-let opened: OpenedCatalog;
-
-beforeEach(async () => {
-  work = mkdtempSync(join(tmpdir(), 'thund-kafka-cdc-'));
-  opened = await openCatalog(undefined, { warehouse: join(work, 'warehouse') });
-});
-afterEach(async () => {
-  await opened.close();
-  rmSync(work, { recursive: true, force: true });
-});
+const place = warehousePerTest('thund-kafka-cdc-');
 
 function cdcSpec(pipeline: string, topic: string, maxRecords: number): string {
   const flow = (scd: 1 | 2): string => `    sql: SELECT op, before, after, source.lsn AS lsn FROM STREAM(customer_changes)
@@ -52,12 +38,12 @@ ${flow(2)}
 }
 
 async function run(spec: string): Promise<SinkRun> {
-  const ran = await runSinkSpec({ work, opened }, spec, { streams: kafkaOffsetStreams() });
+  const ran = await runSinkSpec(place, spec, { streams: kafkaOffsetStreams() });
   if (ran.result.status !== 'completed') throw new Error(`run ${ran.result.status}: ${JSON.stringify(ran.result.error)}`);
   return ran;
 }
 
-const tableRows = (name: string, columns: string, orderBy: string): Promise<unknown[][]> => liveTableRows(opened, { namespace: ['lake'], name }, columns, orderBy);
+const tableRows = (name: string, columns: string, orderBy: string): Promise<unknown[][]> => liveTableRows(place.opened, { namespace: ['lake'], name }, columns, orderBy);
 
 async function expectTablesMatch(parts: readonly number[]): Promise<void> {
   expect(await tableRows('customers', 'id, name, email, tier', 'id')).toEqual(await referenceRows(scd1Reference(parts)));
@@ -90,10 +76,10 @@ describe('a Debezium topic → SCD1 and SCD2 tables with thund run (available-no
     }
     expect(records).toBeGreaterThan(200);
     // Nothing new: no batch, no snapshot.
-    const before = (await opened.catalog.loadTable({ namespace: ['lake'], name: 'customers_history' })).metadata.snapshots.length;
+    const before = (await place.opened.catalog.loadTable({ namespace: ['lake'], name: 'customers_history' })).metadata.snapshots.length;
     const idle = await run(spec);
     expect(batchesOf(idle, 'lake.customers') + batchesOf(idle, 'lake.customers_history')).toBe(0);
-    expect((await opened.catalog.loadTable({ namespace: ['lake'], name: 'customers_history' })).metadata.snapshots).toHaveLength(before);
+    expect((await place.opened.catalog.loadTable({ namespace: ['lake'], name: 'customers_history' })).metadata.snapshots).toHaveLength(before);
     await expectTablesMatch(produced);
   });
 });

@@ -4,28 +4,14 @@
  * key and headers (repeated keys kept in order) as columns beside its value's fields, and a JSON
  * value without a declared schema typed as DuckDB infers it (a nested object is a struct).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { kafkaOffsetStreams } from '../../../connectors/kafka/kafka-offset-stream.js';
-import { openCatalog, type OpenedCatalog } from '../../../src/app/open-catalog.js';
 import { ServedStreams } from '../../../src/app/serve/served-streams.js';
 import { brokers, createTopic, runSinkSpec, unique } from '../kafka-support/sink-readback.js';
 import { produce } from './debezium-topic.js';
-import { liveTableRows } from './pipeline-tables.js';
+import { liveTableRows, warehousePerTest } from './pipeline-tables.js';
 
-let work: string;
-let opened: OpenedCatalog;
-
-beforeEach(async () => {
-  work = mkdtempSync(join(tmpdir(), 'thund-kafka-columns-'));
-  opened = await openCatalog(undefined, { warehouse: join(work, 'warehouse') });
-});
-afterEach(async () => {
-  await opened.close();
-  rmSync(work, { recursive: true, force: true });
-});
+const place = warehousePerTest('thund-kafka-columns-');
 
 it('reads two topics as one source, with coordinates, key, headers and nested values as columns', async () => {
   const [a, b] = [await createTopic('thund-columns-a', 1), await createTopic('thund-columns-b', 2)];
@@ -49,16 +35,16 @@ tables:
              _kafka_offset AS kafka_offset, _kafka_timestamp AS produced_at, _kafka_key AS record_key, _kafka_headers AS headers
       FROM STREAM(devices)
 `;
-  const ran = await runSinkSpec({ work, opened }, spec, { streams: kafkaOffsetStreams() });
+  const ran = await runSinkSpec(place, spec, { streams: kafkaOffsetStreams() });
   expect(ran.result.status).toBe('completed');
   const rows = await liveTableRows(
-    opened,
+    place.opened,
     { namespace: ['lake'], name: 'readings' },
     "id::INTEGER, device_name, rack::INTEGER, topic, kafka_partition, kafka_offset::INTEGER, strftime(produced_at, '%Y-%m-%d %H:%M:%S'), record_key, to_json(headers)::VARCHAR",
     'id',
   );
   // The coordinates' types are their own, not what the first batch's values suggest.
-  const { metadata } = await opened.catalog.loadTable({ namespace: ['lake'], name: 'readings' });
+  const { metadata } = await place.opened.catalog.loadTable({ namespace: ['lake'], name: 'readings' });
   const types = Object.fromEntries(metadata.schemas.at(-1)!.fields.map((f) => [f.name, f.type.kind]));
   expect(types).toMatchObject({ topic: 'string', kafka_partition: 'int', kafka_offset: 'long', produced_at: 'timestamp', record_key: 'string', headers: 'list' });
   expect(rows).toEqual([
@@ -80,13 +66,13 @@ tables:
   lake.event_count:
     sql: SELECT count(*)::INTEGER AS n FROM lake.events
 `;
-  const first = await runSinkSpec({ work, opened }, spec, { streams: kafkaOffsetStreams() });
+  const first = await runSinkSpec(place, spec, { streams: kafkaOffsetStreams() });
   expect(first.result.status).toBe('completed');
   expect(first.result.flows.find((f) => f.flow === 'lake.event_count')?.skipped).toBe('upstream-empty');
   await produce(topic, [1, 2, 3].map((id) => ({ key: String(id), value: JSON.stringify({ id }) })));
-  const second = await runSinkSpec({ work, opened }, spec, { streams: kafkaOffsetStreams() });
+  const second = await runSinkSpec(place, spec, { streams: kafkaOffsetStreams() });
   expect(second.result.status).toBe('completed');
-  expect(await liveTableRows(opened, { namespace: ['lake'], name: 'event_count' }, 'n', 'n')).toEqual([[3]]);
+  expect(await liveTableRows(place.opened, { namespace: ['lake'], name: 'event_count' }, 'n', 'n')).toEqual([[3]]);
 });
 
 it('starts a flow without a checkpoint at the end of the log with starting_offsets: latest, and a long-running process reads what arrives after it', async () => {
@@ -103,12 +89,12 @@ tables:
   // One set of streams for both runs, as thund serve keeps them between triggers.
   const streams = new ServedStreams(kafkaOffsetStreams());
   try {
-    const first = await runSinkSpec({ work, opened }, spec, { streams });
+    const first = await runSinkSpec(place, spec, { streams });
     expect(first.result.status).toBe('completed');
     expect(first.events.filter((e) => e.phase === 'flow-progress')).toHaveLength(0);
     await produce(topic, [4, 5].map((id) => ({ key: String(id), value: JSON.stringify({ id }) })));
-    expect((await runSinkSpec({ work, opened }, spec, { streams })).result.status).toBe('completed');
-    expect(await liveTableRows(opened, { namespace: ['lake'], name: 'events' }, 'id::INTEGER', 'id')).toEqual([[4], [5]]);
+    expect((await runSinkSpec(place, spec, { streams })).result.status).toBe('completed');
+    expect(await liveTableRows(place.opened, { namespace: ['lake'], name: 'events' }, 'id::INTEGER', 'id')).toEqual([[4], [5]]);
   } finally {
     await streams.closeAll();
   }
@@ -127,8 +113,8 @@ tables:
     properties: { thund.stream.max-bytes-per-batch: "4000" }
     sql: SELECT id FROM STREAM(events)
 `;
-  const ran = await runSinkSpec({ work, opened }, spec, { streams: kafkaOffsetStreams() });
+  const ran = await runSinkSpec(place, spec, { streams: kafkaOffsetStreams() });
   expect(ran.result.status).toBe('completed');
   expect(ran.events.filter((e) => e.phase === 'flow-progress').length).toBeGreaterThanOrEqual(5);
-  expect(await liveTableRows(opened, { namespace: ['lake'], name: 'events' }, 'id::INTEGER', 'id')).toEqual(Array.from({ length: 30 }, (_, id) => [id]));
+  expect(await liveTableRows(place.opened, { namespace: ['lake'], name: 'events' }, 'id::INTEGER', 'id')).toEqual(Array.from({ length: 30 }, (_, id) => [id]));
 });

@@ -7,29 +7,15 @@
  * the batches before it. Append lands each window once final; update and complete hold every
  * window of the accepted records.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { kafkaOffsetStreams } from '../../../connectors/kafka/kafka-offset-stream.js';
-import { openCatalog, type OpenedCatalog } from '../../../src/app/open-catalog.js';
 import { DuckDbSession } from '../../../src/duckdb/session.js';
 import { FILES } from '../../unit/engine/graph/streaming/watermark-files.js';
 import { brokers, createTopic, runSinkSpec, unique } from '../kafka-support/sink-readback.js';
 import { produce } from './debezium-topic.js';
-import { liveTableRows } from './pipeline-tables.js';
+import { liveTableRows, warehousePerTest } from './pipeline-tables.js';
 
-let work: string;
-let opened: OpenedCatalog;
-
-beforeEach(async () => {
-  work = mkdtempSync(join(tmpdir(), 'thund-kafka-window-'));
-  opened = await openCatalog(undefined, { warehouse: join(work, 'warehouse') });
-});
-afterEach(async () => {
-  await opened.close();
-  rmSync(work, { recursive: true, force: true });
-});
+const place = warehousePerTest('thund-kafka-window-');
 
 const spec = (pipeline: string, topic: string, mode: string): string => `pipeline: ${pipeline}
 sources:
@@ -72,7 +58,7 @@ it.each(['append', 'update', 'complete'])('counts words per 10-minute window of 
   let lateRows = 0;
   for (const [chunk, rows] of FILES.entries()) {
     await produce(topic, rows.map(([word, t], i) => ({ key: `${chunk}-${i}`, value: JSON.stringify({ word, ts: `2026-01-01 00:${t}` }) })));
-    const ran = await runSinkSpec({ work, opened }, spec(pipeline, topic, mode), { streams: kafkaOffsetStreams() });
+    const ran = await runSinkSpec(place, spec(pipeline, topic, mode), { streams: kafkaOffsetStreams() });
     expect(ran.result.status).toBe('completed');
     lateRows += ran.result.flows.reduce((sum, flow) => sum + flow.counts.lateRows, 0);
   }
@@ -82,5 +68,5 @@ it.each(['append', 'update', 'complete'])('counts words per 10-minute window of 
   const finalOnly = mode === 'append' ? `WHERE ws + INTERVAL 10 MINUTE <= (SELECT max(ts) FROM input) - INTERVAL 10 MINUTE` : '';
   const expected = await oracle(`SELECT strftime(ws, '%H:%M'), word, count(*)::INTEGER FROM accepted ${finalOnly} GROUP BY ALL ORDER BY ALL`);
   expect(expected.length).toBeGreaterThan(3);
-  expect(await liveTableRows(opened, { namespace: ['lake'], name: 'word_counts' }, "strftime(window_start, '%H:%M'), word, n::INTEGER", 'ALL')).toEqual(expected);
+  expect(await liveTableRows(place.opened, { namespace: ['lake'], name: 'word_counts' }, "strftime(window_start, '%H:%M'), word, n::INTEGER", 'ALL')).toEqual(expected);
 });

@@ -1,5 +1,12 @@
-/** The live rows of a table a pipeline file's catalog holds, read through Thund's scan (deletes applied). */
-import type { OpenedCatalog } from '../../../src/app/open-catalog.js';
+/**
+ * For the tests of Kafka pipelines: a fresh folder with an embedded-catalog warehouse per test, and
+ * the live rows of a table read through Thund's scan (deletes applied).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
+import { openCatalog, type OpenedCatalog } from '../../../src/app/open-catalog.js';
 import { DuckDbSession } from '../../../src/duckdb/session.js';
 import { openTableRows } from '../../../src/table/table-rows.js';
 
@@ -13,4 +20,18 @@ export async function liveTableRows(opened: OpenedCatalog, identifier: { namespa
     await rows.release();
     session.close();
   }
+}
+
+/** A test's folder and the embedded catalog of its `warehouse/`, fresh for every test of the file and removed after it. */
+export function warehousePerTest(prefix: string): { work: string; opened: OpenedCatalog } {
+  const place = { work: '', opened: undefined as unknown as OpenedCatalog };
+  beforeEach(async () => {
+    place.work = mkdtempSync(join(tmpdir(), prefix));
+    place.opened = await openCatalog(undefined, { warehouse: join(place.work, 'warehouse') });
+  });
+  afterEach(async () => {
+    await place.opened.close();
+    rmSync(place.work, { recursive: true, force: true });
+  });
+  return place;
 }
