@@ -56,6 +56,10 @@ class ItemQueue {
 }
 
 const MAX_POLL_RECORDS = 20_000;
+/** What the partitions fetch ahead of the reads, in all (key + value bytes), within the per-partition bounds below. */
+const READ_AHEAD_BYTES = 48 * 1024 * 1024;
+const MIN_READ_AHEAD_PER_PARTITION = 1024 * 1024;
+const MAX_READ_AHEAD_PER_PARTITION = 16 * 1024 * 1024;
 const POLL_WAIT_MS = 200;
 
 export interface KafkaOffsetStreamOptions {
@@ -192,6 +196,9 @@ export class KafkaOffsetStream implements OffsetStream {
     }
     for (const r of wanted) complete(r);
     const reached = wanted.map((r) => ({ topic: r.topic, partition: r.partition, nextOffset: (this.cursors.get(topicPartitionKey(r)) as Cursor).handed }));
+    // While the caller lands this batch, the partitions that have more go on fetching the next one
+    // into the source's buffer (bounded by bytes per partition), as serve's loop does.
+    source.resume(reached.filter((p) => p.nextOffset < (this.lastBounds.get(topicPartitionKey(p))?.high ?? 0n)));
     const { decoder } = this.options.settings;
     const valueTypes = hasColumnTypes(decoder) && records.length > 0 ? decoder.columnTypes(records.map((r) => r.raw)) : undefined;
     return { records, deadLetters, skipped, reached, ...(valueTypes === undefined || valueTypes.size === 0 ? {} : { valueTypes }) };
@@ -216,7 +223,9 @@ export class KafkaOffsetStream implements OffsetStream {
     const { settings } = this.options;
     const options = { ...this.clientOptions, checkJson: settings.checkJson };
     const client = this.options.client?.(options) ?? new WorkerConsumerClient(options);
-    const source = new KafkaSource<Record<string, unknown>>({ topics: settings.topics, decoder: settings.decoder, client });
+    const partitions = Math.max(1, this.lastBounds.size);
+    const maxBufferedBytesPerPartition = Math.min(MAX_READ_AHEAD_PER_PARTITION, Math.max(MIN_READ_AHEAD_PER_PARTITION, Math.floor(READ_AHEAD_BYTES / partitions)));
+    const source = new KafkaSource<Record<string, unknown>>({ topics: settings.topics, decoder: settings.decoder, client, maxBufferedBytesPerPartition });
     // Partitions without work start at their end, so nothing is fetched for them until a read seeks them.
     const start = new Map<string, SourcePosition>([...this.lastBounds.values()].map((b) => [topicPartitionKey(b), { topic: b.topic, partition: b.partition, nextOffset: b.high }]));
     for (const r of wanted) {
