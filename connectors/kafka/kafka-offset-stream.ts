@@ -1,14 +1,15 @@
 /**
  * OffsetStream over Kafka: reads exactly the offset ranges the engine asks for, in order, through
- * the same positioned KafkaSource serve uses (its own consumer group, so it is assigned every
- * partition; positions only from seeks). Records fetched past a range's end wait for the next
+ * a positioned KafkaSource (positions only from seeks). Without a consumer group it is a group of
+ * its own, assigned every partition; with the source's `consumer_group` it reads only the
+ * partitions the group assigns this process, and tells the observer about every rebalance. Records fetched past a range's end wait for the next
  * read, which usually starts there; a read that starts elsewhere (the engine re-planned from the
  * table's positions) seeks and forgets them. A partition whose range ends in control records
  * (transaction markers, which are never returned) is complete once fetching passed its end.
  */
 import { randomUUID } from 'node:crypto';
 import type { OffsetRead, OffsetStream, OffsetStreamConnector, PartitionOffsets } from '../source.js';
-import { topicPartitionKey, type DeadLetterCandidate, type PositionRange, type SourcePosition, type SourceRecord, type TopicPartition } from '../streaming-source.js';
+import { topicPartitionKey, type AssignmentChange, type DeadLetterCandidate, type PositionRange, type SourcePosition, type SourceRecord, type TopicPartition } from '../streaming-source.js';
 import { hasColumnTypes } from './avro-logical-columns.js';
 import type { ConsumerClient } from './consumer-client.js';
 import { KafkaSource } from './kafka-source.js';
@@ -56,6 +57,8 @@ class ItemQueue {
 }
 
 const MAX_POLL_RECORDS = 20_000;
+/** How long a member of a consumer group waits for the group's first assignment. */
+const GROUP_JOIN_TIMEOUT_MS = 120_000;
 /** What the partitions fetch ahead of the reads, in all (key + value bytes), within the per-partition bounds below. */
 const READ_AHEAD_BYTES = 48 * 1024 * 1024;
 const MIN_READ_AHEAD_PER_PARTITION = 1024 * 1024;
@@ -66,6 +69,8 @@ export interface KafkaOffsetStreamOptions {
   readonly settings: PipelineKafkaSource;
   /** Names the reader in the consumer's client id and group. */
   readonly reader: string;
+  /** Told about every assignment the consumer group makes (partitions assigned and revoked). */
+  readonly onAssignment?: (change: AssignmentChange, reader: string) => void;
   /** Another client (tests); default the worker-thread kafkajs consumer. */
   readonly client?: (options: KafkaJsClientOptions & { readonly checkJson: boolean }) => ConsumerClient;
 }
@@ -79,11 +84,12 @@ export class KafkaOffsetStream implements OffsetStream {
 
   constructor(private readonly options: KafkaOffsetStreamOptions) {
     const { settings, reader } = options;
-    const clientId = `thund-${reader}`.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 200);
+    const clientId = settings.clientId ?? `thund-${reader}`.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 200);
     this.clientOptions = {
       brokers: settings.brokers,
-      // A group of its own: this reader is assigned every partition and never shares them.
-      groupId: `${clientId}-${randomUUID()}`,
+      ...(settings.sessionTimeoutMs === undefined ? {} : { sessionTimeoutMs: settings.sessionTimeoutMs }),
+      // Without a shared group, a group of its own: this reader is assigned every partition.
+      groupId: settings.consumerGroup ?? `${clientId}-${randomUUID()}`,
       clientId,
       ...(settings.connection === undefined ? {} : { connection: settings.connection }),
     };
@@ -98,18 +104,38 @@ export class KafkaOffsetStream implements OffsetStream {
         bounds = await kafkaJsPartitionBounds(kafka, topic);
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
+        // A missing topic is a setting to fix (thund does not create topics); anything else may pass.
+        const missing = /does not host this topic-partition|UNKNOWN_TOPIC|not exist/i.test(message);
         throw new KafkaSourceError(
-          /does not host this topic-partition|UNKNOWN_TOPIC|not exist/i.test(message)
-            ? `Kafka topic "${topic}" does not exist on the brokers (${this.clientOptions.brokers.join(', ')})`
+          missing
+            ? `Kafka topic "${topic}" does not exist on the brokers (${this.clientOptions.brokers.join(', ')}); create it (thund does not create topics)`
             : `Kafka topic "${topic}": cannot read its offsets from ${this.clientOptions.brokers.join(', ')}: ${message}`,
-          { cause: error, retryable: true, context: { topic } },
+          { cause: error, retryable: !missing, context: { topic } },
         );
       }
       for (const b of bounds) all.push({ topic, partition: b.partition, low: b.low, high: b.high });
     }
     this.lastBounds = new Map(all.map((b) => [topicPartitionKey(b), b]));
     for (const b of all) if (!this.firstBounds.has(topicPartitionKey(b))) this.firstBounds.set(topicPartitionKey(b), b.high);
-    return all;
+    if (this.options.settings.consumerGroup === undefined) return all;
+    const owned = new Set((await this.joined()).assignment().map(topicPartitionKey));
+    return all.filter((b) => owned.has(topicPartitionKey(b)));
+  }
+
+  /** The source, a member of the consumer group once the group has assigned it (possibly nothing). */
+  private async joined(): Promise<KafkaSource<Record<string, unknown>>> {
+    const source = await this.opened([]);
+    const deadline = Date.now() + GROUP_JOIN_TIMEOUT_MS;
+    while (!source.assignmentKnown()) {
+      if (Date.now() > deadline) {
+        throw new KafkaSourceError(`Kafka consumer group "${this.options.settings.consumerGroup}" assigned this process nothing within ${GROUP_JOIN_TIMEOUT_MS / 1000} s`, {
+          retryable: true,
+          context: { group: this.options.settings.consumerGroup },
+        });
+      }
+      await source.poll(0, 100);
+    }
+    return source;
   }
 
   endWhenOpened(tp: TopicPartition): bigint | undefined {
@@ -117,8 +143,10 @@ export class KafkaOffsetStream implements OffsetStream {
   }
 
   async read(ranges: readonly PositionRange[], limits: { readonly maxBytes: number; readonly idleMs: number }): Promise<OffsetRead> {
-    const wanted = ranges.filter((r) => r.nextOffset > r.firstOffset);
-    const source = await this.opened(wanted);
+    const source = await this.opened(ranges.filter((r) => r.nextOffset > r.firstOffset));
+    // A partition the group moved to another process since the bounds were read is not read here.
+    const owned = this.options.settings.consumerGroup === undefined ? undefined : new Set(source.assignment().map(topicPartitionKey));
+    const wanted = ranges.filter((r) => r.nextOffset > r.firstOffset && (owned?.has(topicPartitionKey(r)) ?? true));
     const byKey = new Map(wanted.map((r) => [topicPartitionKey(r), r]));
     const moved: SourcePosition[] = [];
     for (const r of wanted) {
@@ -226,6 +254,13 @@ export class KafkaOffsetStream implements OffsetStream {
     const partitions = Math.max(1, this.lastBounds.size);
     const maxBufferedBytesPerPartition = Math.min(MAX_READ_AHEAD_PER_PARTITION, Math.max(MIN_READ_AHEAD_PER_PARTITION, Math.floor(READ_AHEAD_BYTES / partitions)));
     const source = new KafkaSource<Record<string, unknown>>({ topics: settings.topics, decoder: settings.decoder, client, maxBufferedBytesPerPartition });
+    const { onAssignment, reader } = this.options;
+    if (onAssignment !== undefined) {
+      source.onAssignmentChange((change) => {
+        onAssignment(change, reader);
+        return [];
+      });
+    }
     // Partitions without work start at their end, so nothing is fetched for them until a read seeks them.
     const start = new Map<string, SourcePosition>([...this.lastBounds.values()].map((b) => [topicPartitionKey(b), { topic: b.topic, partition: b.partition, nextOffset: b.high }]));
     for (const r of wanted) {
@@ -244,8 +279,11 @@ const maxOf = (a: bigint, b: bigint): bigint => (a > b ? a : b);
 const minOf = (a: bigint, b: bigint): bigint => (a < b ? a : b);
 
 /** Opens Kafka offset streams for a pipeline's `format: kafka` sources. */
-export function kafkaOffsetStreams(env: Readonly<Record<string, string | undefined>> = process.env): OffsetStreamConnector {
+export function kafkaOffsetStreams(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  onAssignment?: KafkaOffsetStreamOptions['onAssignment'],
+): OffsetStreamConnector {
   return {
-    open: async (source, reader) => new KafkaOffsetStream({ settings: pipelineKafkaSource(source, env), reader }),
+    open: async (source, reader) => new KafkaOffsetStream({ settings: pipelineKafkaSource(source, env), reader, ...(onAssignment === undefined ? {} : { onAssignment }) }),
   };
 }

@@ -140,6 +140,11 @@ export class KafkaSource<V> implements StreamingSource<V> {
     };
   }
 
+  /** Whether the group has assigned this source partitions (possibly none) at least once. */
+  assignmentKnown(): boolean {
+    return this.generation > 0;
+  }
+
   assignment(): readonly TopicPartition[] {
     return [...this.owned.values()].map((s) => s.tp);
   }

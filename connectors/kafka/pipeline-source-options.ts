@@ -17,6 +17,21 @@
  *         schema_registry_url_env: THUND_KAFKA_SCHEMA_REGISTRY_URL   # avro formats
  *         schema_registry_username_env: …            # with schema_registry_password_env
  *         dead_letter_table: lake.orders_dead_letters  # default <flow's namespace>.<source>_dead_letters
+ *         consumer_group: orders-landing             # processes serving the pipeline share the partitions
+ *         session_timeout_ms: 30000                  # the group's session timeout (with consumer_group)
+ *         client_id: orders-landing                  # the Kafka client id (default thund-<pipeline>.<flow>)
+ *         debezium_op_column: _op                    # debezium formats: row images plus the op in this column
+ *
+ * With `debezium_op_column`, a Debezium source gives each change as its row image (the `after`
+ * image; the `before` image for a delete) plus that column holding the op (c, r, u, d), as
+ * append-only rows; without it, the envelope (op, before, after, source, ts_ms) that
+ * apply_changes reads.
+ *
+ * With `consumer_group`, every process running the pipeline joins that Kafka consumer group and
+ * reads only the partitions the group assigns it (rebalanced as processes come and go); without
+ * it each process reads every partition. Either way a batch commits only while the table holds
+ * the positions it read from, so no record lands twice. Only stateless flows may read a source
+ * with a consumer group: a window or apply_changes keeps state one process must own.
  *
  * Dotted and camelCase option names (fetch.max.bytes, maxOffsetsPerTrigger, …) are Spark's and
  * Kafka's, passed on by `thund lower`; the native reader ignores them, except security settings
@@ -30,6 +45,7 @@ import { InvalidInputError } from '../../src/errors.js';
 import type { SourceDataset } from '../../src/pipeline/ir/dataset.js';
 import { ConfluentAvroDecoder } from './avro-decoder.js';
 import { debeziumEnvelopeDecoder } from './debezium-envelope-decoder.js';
+import { DebeziumRowDecoder } from './debezium-row-decoder.js';
 import { JsonDecoder } from './json-decoder.js';
 import { JsonSafeDecoder } from './json-safe-values.js';
 import type { KafkaJsClientOptions } from './kafkajs-consumer.js';
@@ -46,6 +62,10 @@ export interface PipelineKafkaSource {
   /** Whether values are JSON objects the consumer may check as bytes (the staging fast path). */
   readonly checkJson: boolean;
   readonly deadLetterTable?: string;
+  /** The Kafka consumer group whose members share the partitions; undefined: this reader takes every partition. */
+  readonly consumerGroup?: string;
+  readonly sessionTimeoutMs?: number;
+  readonly clientId?: string;
 }
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name');
@@ -59,6 +79,10 @@ const OPTIONS = z.strictObject({
   schema_registry_username_env: envName.optional(),
   schema_registry_password_env: envName.optional(),
   dead_letter_table: z.string().regex(/^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)+$/, 'a table name with its namespace (ns.table)').optional(),
+  consumer_group: z.string().regex(/^[A-Za-z0-9._-]{1,255}$/, 'a consumer group id (letters, digits, ".", "_", "-")').optional(),
+  session_timeout_ms: z.coerce.number().int().min(6_000, 'at least 6000').max(300_000, 'at most 300000').optional(),
+  client_id: z.string().regex(/^[A-Za-z0-9._-]{1,255}$/, 'a client id (letters, digits, ".", "_", "-")').optional(),
+  debezium_op_column: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a column name').optional(),
 });
 type Options = z.infer<typeof OPTIONS>;
 
@@ -96,6 +120,9 @@ export function pipelineKafkaSource(source: SourceDataset, env: Env = process.en
     decoder,
     checkJson: kafka.valueFormat === 'json',
     ...(options.dead_letter_table === undefined ? {} : { deadLetterTable: options.dead_letter_table }),
+    ...(options.consumer_group === undefined ? {} : { consumerGroup: options.consumer_group }),
+    ...(options.session_timeout_ms === undefined ? {} : { sessionTimeoutMs: options.session_timeout_ms }),
+    ...(options.client_id === undefined ? {} : { clientId: options.client_id }),
   };
 }
 
@@ -141,15 +168,19 @@ function connectionOf(options: Options, env: Env, fail: Fail): KafkaJsClientOpti
 }
 
 function decoderOf(format: string, options: Options, env: Env, fail: Fail): RecordDecoder<Record<string, unknown>> {
+  const opColumn = options.debezium_op_column;
+  if (opColumn !== undefined && format !== 'debezium' && format !== 'debezium-avro') fail(`debezium_op_column needs value_format debezium or debezium-avro (it is ${format})`, 'debezium_op_column');
+  const changes = (inner: RecordDecoder<Record<string, unknown>>): RecordDecoder<Record<string, unknown>> =>
+    opColumn === undefined ? debeziumEnvelopeDecoder(inner) : new DebeziumRowDecoder(inner, opColumn);
   switch (format) {
     case 'json':
       return new JsonDecoder();
     case 'debezium':
-      return debeziumEnvelopeDecoder(new JsonDecoder({ alwaysParse: true }));
+      return changes(new JsonDecoder({ alwaysParse: opColumn === undefined }));
     case 'avro':
       return new JsonSafeDecoder(avroDecoder(options, env, fail));
     case 'debezium-avro':
-      return new JsonSafeDecoder(debeziumEnvelopeDecoder(avroDecoder(options, env, fail)));
+      return new JsonSafeDecoder(changes(avroDecoder(options, env, fail)));
     default:
       return fail(`value_format ${format} is not json, avro, debezium or debezium-avro`, 'value_format');
   }

@@ -7,13 +7,19 @@ import { registerTransformFunctions } from './transform-udfs.js';
 
 export type Row = Record<string, unknown>;
 
+/** A session's DuckDB configuration (default: DuckDB's own). */
+export interface DuckDbSettings {
+  readonly threads?: number;
+  readonly memoryLimit?: string;
+}
+
 export class DuckDbSession {
   private constructor(
     private readonly instance: DuckDBInstance,
     readonly connection: DuckDBConnection,
   ) {}
 
-  static async open(options: { threads?: number; memoryLimit?: string } = {}): Promise<DuckDbSession> {
+  static async open(options: DuckDbSettings = {}): Promise<DuckDbSession> {
     const config: Record<string, string> = {};
     if (options.threads !== undefined) config['threads'] = String(options.threads);
     if (options.memoryLimit !== undefined) config['memory_limit'] = options.memoryLimit;

@@ -36,9 +36,15 @@ import { writePartitionedDataFiles } from '../write/partitioned-data-file-writer
 import type { DuckDbSession } from '../duckdb/session.js';
 import { describeFlow, projectEvolved, projectNewTable, projectOntoTable, type FlowOutput } from './flow-output.js';
 
-/** Table property: evolve the table's schema to take a flow's new columns and wider types. */
+/**
+ * Table property: `true` evolves the table's schema to take a flow's new columns and wider types;
+ * `false` keeps it and fails on any difference; `ignore-new` keeps it, leaves output columns the
+ * table lacks unwritten and writes null for table columns the output lacks (a stream whose
+ * records gain and lose fields, as `thund serve --topic` lands them).
+ */
 export const AUTO_EVOLVE_PROPERTY = 'thund.schema.auto-evolve';
-const AUTO_EVOLVE_DEFAULT = true;
+type AutoEvolve = 'true' | 'false' | 'ignore-new';
+const AUTO_EVOLVE_DEFAULT: AutoEvolve = 'true';
 /** A concurrent schema change between our evolution and its commit: evolve again from the new schema. */
 const SCHEMA_COMMIT_ATTEMPTS = 3;
 
@@ -189,11 +195,14 @@ async function resolveTarget(request: FlowRunRequest, output: FlowOutput): Promi
   if (loaded !== undefined) {
     // The loaded table's FileIO: it carries the catalog's vended credentials, if any.
     const { metadata: existing, io } = loaded;
-    if (!autoEvolve(request, existing)) {
+    const mode = autoEvolve(request, existing);
+    if (mode === 'false') {
       const query = projectOntoTable(output, projectionOnto(request, existing, output));
       return withPartitioning(request, { metadata: existing, io, create: false, query, schema: currentSchema(existing), spec: defaultSpec(existing) });
     }
-    const evolution = evolveOnto(request, existing, output);
+    const tableColumns = new Set(currentSchema(existing).fields.map((f) => f.name.toLowerCase()));
+    const kept = mode === 'ignore-new' ? { ...output, fields: output.fields.filter((f) => tableColumns.has(f.name.toLowerCase())) } : output;
+    const evolution = evolveOnto(request, existing, kept);
     const update = schemaUpdate(existing, evolution.fields);
     const query = projectEvolved(output, evolution.columns);
     const layoutChange = update.updates.length === 0 ? undefined : { updates: update.updates, requirements: update.requirements };
@@ -236,12 +245,12 @@ function withPartitioning(request: FlowRunRequest, target: Target): Target {
  * The pipeline's table properties say what the user wants now, so they win over the value stored
  * in the table (stored only when the pipeline created it).
  */
-function autoEvolve(request: FlowRunRequest, table: TableMetadata): boolean {
+function autoEvolve(request: FlowRunRequest, table: TableMetadata): AutoEvolve {
   const value = request.tableProperties[AUTO_EVOLVE_PROPERTY] ?? table.properties[AUTO_EVOLVE_PROPERTY];
   if (value === undefined) return AUTO_EVOLVE_DEFAULT;
   const normalized = value.trim().toLowerCase();
-  if (normalized === 'true' || normalized === 'false') return normalized === 'true';
-  throw new InvalidInputError(`Table ${formatIdentifier(request.target)}: property ${AUTO_EVOLVE_PROPERTY} must be true or false, got "${value}"`, {
+  if (normalized === 'true' || normalized === 'false' || normalized === 'ignore-new') return normalized;
+  throw new InvalidInputError(`Table ${formatIdentifier(request.target)}: property ${AUTO_EVOLVE_PROPERTY} must be true, false or ignore-new, got "${value}"`, {
     context: { table: formatIdentifier(request.target), property: AUTO_EVOLVE_PROPERTY },
   });
 }

@@ -67,13 +67,15 @@ export interface SnapshotCommitRequest {
   readonly retryPolicy?: RetryPolicy;
   /**
    * Checked against the table before every attempt, the first included: throws (e.g.
-   * StalePositionsError) when the table moved so that this change must not be committed on it.
+   * StalePositionsError) when the table moved so that this change must not be committed on it;
+   * otherwise may give summary properties for the attempt built on that table (source positions
+   * merged with the ones other writers committed).
    */
   readonly fence?: CommitFence;
 }
 
 /** See SnapshotCommitRequest.fence. */
-export type CommitFence = (current: TableMetadata) => void;
+export type CommitFence = (current: TableMetadata) => Readonly<Record<string, string>> | void;
 
 /** Why an attempt follows another: the table moved (a refusal such as 409) or the last outcome was lost. */
 export type RetryCause = 'conflict' | 'unknown';
@@ -130,7 +132,7 @@ export async function commitSnapshot<T>(
   const context = { io, metadata: staged(metadata), snapshotId, commitId };
   const rowDelta = rowDeltaOf(request);
   // Decided before anything is written: a refusal of the first attempt leaves no file behind.
-  request.fence?.(metadata);
+  let fenced = request.fence?.(metadata) ?? {};
   const first = summaryForAttempt(metadata, undefined);
   if (first instanceof CommitRefusal) return { kind: 'refused', detail: first.detail, metadata, attempts: 0, outcomeWasUnknown: false };
   let attemptProperties: Readonly<Record<string, string>> = first;
@@ -205,7 +207,7 @@ export async function commitSnapshot<T>(
       sequenceNumber,
       timestampMs: BigInt(Math.max(Date.now(), Number(metadata.lastUpdatedMs))),
       manifestList,
-      summary: summaryFor(request.mode, addedFiles, removed, parent, { ...request.summaryProperties, ...attemptProperties }),
+      summary: summaryFor(request.mode, addedFiles, removed, parent, { ...request.summaryProperties, ...fenced, ...attemptProperties }),
       schemaId: staged(metadata).currentSchemaId,
       ...(firstRowId === undefined ? {} : { firstRowId, addedRows: list.addedRows ?? 0n }),
     };
@@ -262,7 +264,7 @@ export async function commitSnapshot<T>(
       }
       // Before the other checks: a batch whose positions moved is planned again, whatever else changed.
       try {
-        request.fence?.(metadata);
+        fenced = request.fence?.(metadata) ?? {};
       } catch (refusal) {
         await refuse(refusal);
       }

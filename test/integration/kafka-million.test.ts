@@ -59,8 +59,10 @@ describe('thund serve: 1M records (REST catalog, MinIO)', () => {
     });
     console.log(`landed ${TOTAL} records ${seconds(begun)} s after producing began (${serve.committedBatches()} batches)`);
     const metrics = (await serve.get('/metrics')).body;
-    expect(metrics).toMatch(new RegExp(`^thund_serve_records_out_total ${TOTAL}$`, 'm'));
-    for (let partition = 0; partition < PARTITIONS; partition++) expect(metrics).toMatch(new RegExp(`^thund_serve_consumer_lag\\{topic="${topic}",partition="${partition}"\\} 0$`, 'm'));
+    expect(metrics).toMatch(new RegExp(`^thund_flow_rows_written_total\\{flow="${tableName(table)}"\\} ${TOTAL}$`, 'm'));
+    for (let partition = 0; partition < PARTITIONS; partition++) {
+      expect(metrics).toMatch(new RegExp(`^thund_source_lag_records\\{source="kafka_records",flow="[^"]+",topic="${topic}",partition="${partition}"\\} 0$`, 'm'));
+    }
     serve.kill('SIGTERM');
     expect(await serve.exited).toEqual({ code: 0, signal: null });
 

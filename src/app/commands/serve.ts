@@ -13,7 +13,7 @@ import { pipelineServeSettings, SERVE_FLAGS, serveSettings, type ServeFlag } fro
 import { servePipeline } from '../serve/pipeline-serve.js';
 import { analysePipelineFile } from './validate.js';
 import { loadServeFile } from '../serve/serve-file.js';
-import { serve } from '../serve/serve-service.js';
+import { serveOneTopic } from '../serve/serve-one-topic.js';
 
 export const SERVE_USAGE = `  thund serve <pipeline.yaml> [--trigger-interval-ms 10000] [--http-host 127.0.0.1] [--http-port 9464]
               [--warehouse DIR] [--catalog-name NAME]
@@ -79,7 +79,7 @@ export async function serveCommand(argv: readonly string[]): Promise<void> {
   }
   const settings = serveSettings(flags, process.env, file);
   if (settings.sql !== undefined) await refuseUnlessOneQuery(settings.sql);
-  await serve({ pipelinePath, settings, overrides, logger: new JsonLogger(), stopSignal: stopSignalOnce() });
+  await serveOneTopic({ pipelinePath, settings, overrides, logger: new JsonLogger(), stopSignal: stopSignalOnce() });
 }
 
 /** Resolves with the first SIGTERM or SIGINT; a second one exits at once. */

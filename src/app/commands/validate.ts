@@ -8,7 +8,7 @@ import { duckDbSqlParser } from '../../duckdb/sql-parser.js';
 import { inferDependencies } from '../../pipeline/infer-dependencies.js';
 import type { PipelineGraph } from '../../pipeline/ir/graph.js';
 import { formatProblem, sortProblems, type PipelineProblem } from '../../pipeline/problems.js';
-import { loadPipelineDefinition, type PipelineDefinition } from '../../pipeline/spec-to-ir.js';
+import { loadPipelineDefinition, parsePipelineDefinition, type DefinitionResult, type PipelineDefinition } from '../../pipeline/spec-to-ir.js';
 import { validate } from '../../pipeline/validate.js';
 
 export interface AnalysedPipeline {
@@ -19,7 +19,15 @@ export interface AnalysedPipeline {
 }
 
 export async function analysePipelineFile(specPath: string): Promise<AnalysedPipeline> {
-  const loaded = await loadPipelineDefinition(specPath);
+  return analyseDefinition(await loadPipelineDefinition(specPath));
+}
+
+/** The same for a definition given as text (`sourceName` is the file its relative paths and problems refer to). */
+export async function analysePipelineText(text: string, sourceName: string): Promise<AnalysedPipeline> {
+  return analyseDefinition(parsePipelineDefinition(text, sourceName));
+}
+
+async function analyseDefinition(loaded: DefinitionResult): Promise<AnalysedPipeline> {
   if (!loaded.ok) return { problems: loaded.problems };
   const session = await DuckDbSession.open({ threads: 1 });
   try {

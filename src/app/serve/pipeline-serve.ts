@@ -12,6 +12,8 @@
  * /metrics (per flow and per source partition) are served.
  */
 import { kafkaOffsetStreams } from '../../../connectors/kafka/kafka-offset-stream.js';
+import type { TopicPartition } from '../../../connectors/streaming-source.js';
+import type { DuckDbSettings } from '../../duckdb/session.js';
 import { NativeBackend } from '../../backend/native/native-backend.js';
 import type { RunEvent } from '../../backend/run-event.js';
 import { ThundError } from '../../errors.js';
@@ -36,13 +38,23 @@ export interface PipelineServeRequest {
   readonly triggerIntervalMs: number;
   readonly logger: Logger;
   readonly stopSignal: Promise<string>;
+  /** DuckDB's threads and memory limit for each trigger's session. */
+  readonly duckdb?: DuckDbSettings;
+  /** Where each trigger's temporary folder is made (default: the OS temp folder). */
+  readonly tempRoot?: string;
+  /** Where Kafka sources read secrets and the schema registry's URL (default process.env). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 export async function servePipeline(request: PipelineServeRequest): Promise<void> {
   const { graph, logger } = request;
   const intervalMs = triggerInterval(graph, request.triggerIntervalMs);
   await withPipelineResources(request.definition, request.overrides, async (opened, sources) => {
-    const streams = new ServedStreams(kafkaOffsetStreams());
+    const streams = new ServedStreams(
+      kafkaOffsetStreams(request.env ?? process.env, (change, reader) =>
+        logger.log('info', 'partitions assigned', { reader, generation: change.generation, assigned: names(change.assigned), revoked: names(change.revoked) }),
+      ),
+    );
     const metrics = new PipelineMetrics();
     const stop = new AbortController();
     const probeNamespace = graph.datasets.flatMap((d) => (isTableDataset(d) ? [d.table.identifier.namespace] : []))[0] ?? ['default'];
@@ -60,6 +72,7 @@ export async function servePipeline(request: PipelineServeRequest): Promise<void
     logger.log('info', 'thund serve started', {
       pipeline: graph.name,
       flows: graph.flows.map((flow) => flow.name),
+      sources: graph.datasets.flatMap((d) => (d.kind === 'source' && d.source.format === 'kafka' ? [{ source: d.name, topics: d.source.topics, valueFormat: d.source.valueFormat }] : [])),
       catalog: opened.description,
       http: `${request.httpHost}:${http.port}`,
       triggerIntervalMs: intervalMs,
@@ -73,7 +86,14 @@ export async function servePipeline(request: PipelineServeRequest): Promise<void
     try {
       while (!stop.signal.aborted) {
         const started = Date.now();
-        const backend = new NativeBackend({ catalog: opened.catalog, io: opened.io, sources, streams });
+        const backend = new NativeBackend({
+          catalog: opened.catalog,
+          io: opened.io,
+          sources,
+          streams,
+          ...(request.duckdb === undefined ? {} : { duckdb: request.duckdb }),
+          ...(request.tempRoot === undefined ? {} : { tempRoot: request.tempRoot }),
+        });
         const handle = backend.run(graph, { signal: stop.signal });
         for await (const event of handle.events) {
           metrics.event(event);
@@ -117,6 +137,8 @@ function triggerInterval(graph: PipelineGraph, fallbackMs: number): number {
   const declared = graph.flows.flatMap((flow) => (flow.streaming.trigger?.kind === 'processing-time' ? [Number(flow.streaming.trigger.interval.micros / 1000n)] : []));
   return declared.length === 0 ? fallbackMs : Math.max(1, Math.min(...declared));
 }
+
+const names = (tps: readonly TopicPartition[]): string[] => tps.map((tp) => `${tp.topic}/${tp.partition}`);
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {

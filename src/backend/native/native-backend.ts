@@ -22,6 +22,7 @@ import { unsupportedElements, unsupportedSinks } from '../capability-check.js';
 import { EventStream } from '../event-stream.js';
 import type { Capabilities, ExecBackend, RunHandle, RunOptions } from '../exec-backend.js';
 import type { RunError, RunEvent, RunResult } from '../run-event.js';
+import type { DuckDbSettings } from '../../duckdb/session.js';
 
 export interface NativeBackendOptions {
   readonly catalog: Catalog;
@@ -29,6 +30,8 @@ export interface NativeBackendOptions {
   readonly sources: SourceConnector;
   /** Where each run's temporary folder is made (default: the OS temp folder). */
   readonly tempRoot?: string;
+  /** DuckDB's threads and memory limit for each run's session (default: DuckDB's). */
+  readonly duckdb?: DuckDbSettings;
   /** Each batch write as the table writer reports it (created or not, schema changes), for the CLI. */
   readonly onWrite?: (flow: Flow, result: FlowRunResult) => void;
   /** What each flow into a sink published (records and topic), for the CLI. */
@@ -97,6 +100,7 @@ export class NativeBackend implements ExecBackend {
       emit,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       ...(this.options.tempRoot === undefined ? {} : { tempRoot: this.options.tempRoot }),
+      ...(this.options.duckdb === undefined ? {} : { duckdb: this.options.duckdb }),
       ...(this.options.onWrite === undefined ? {} : { onWrite: this.options.onWrite }),
       ...(this.options.onPublish === undefined ? {} : { onPublish: this.options.onPublish }),
       ...(this.options.producerClient === undefined ? {} : { producerClient: this.options.producerClient }),

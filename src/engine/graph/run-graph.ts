@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { Catalog } from '../../../catalog/catalog.js';
 import type { OffsetStreamConnector, SourceConnector } from '../../../connectors/source.js';
 import { emptyCounts, type FlowCounts, type FlowRunSummary, type FlowSkip, type RunError, type RunEvent, type RunResult } from '../../backend/run-event.js';
-import { DuckDbSession } from '../../duckdb/session.js';
+import { DuckDbSession, type DuckDbSettings } from '../../duckdb/session.js';
 import { ThundError } from '../../errors.js';
 import type { FileIO } from '../../iceberg/file-io.js';
 import { scrubSecrets } from '../../secrets.js';
@@ -51,6 +51,7 @@ export interface GraphRunRequest {
   readonly isCancelled?: () => boolean;
   /** Where the run's temporary folder is made (default: the OS temp folder). */
   readonly tempRoot?: string;
+  readonly duckdb?: DuckDbSettings;
   emit(event: RunEvent): void;
   /** Each batch write as the table writer reports it (created or not, schema changes). */
   onWrite?(flow: Flow, result: FlowRunResult): void;
@@ -80,7 +81,7 @@ export async function runGraph(request: GraphRunRequest): Promise<RunResult> {
     return end('failed', asRunError(error));
   }
   emit({ at: Date.now(), pipeline, phase: 'planning', flows: order.map((flow) => flow.name) });
-  const session = await DuckDbSession.open();
+  const session = await DuckDbSession.open(request.duckdb);
   const relations = new TableRelations(session, request.catalog);
   const runTemp = await mkdtemp(path.join(request.tempRoot ?? tmpdir(), 'thund-run-'));
   let current: Flow | undefined;

@@ -6,7 +6,9 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { TableIdentifier } from '../../../catalog/catalog.js';
+import { formatIdentifier, type TableIdentifier } from '../../../catalog/catalog.js';
+import type { TableMetadata } from '../../../src/iceberg/table-metadata.js';
+import { committedOffsets } from '../../../src/engine/graph/streaming/offset-positions.js';
 import { openCatalog } from '../../../src/app/open-catalog.js';
 import { loadConnectionFile } from '../../../src/app/serve/connection-file.js';
 import { DuckDbSession, quoteLiteral } from '../../../src/duckdb/session.js';
@@ -38,7 +40,7 @@ export async function readTable(pipelinePath: string, identifier: TableIdentifie
       local.length === 0
         ? []
         : await session.queryJson(`SELECT ${select} FROM read_parquet([${local.map(quoteLiteral).join(', ')}])`);
-    return { rows, positions: TablePositions.of(table.metadata), snapshots: table.metadata.snapshots.length };
+    return { rows, positions: servedPositions(table.metadata, identifier), snapshots: table.metadata.snapshots.length };
   } finally {
     session.close();
     await opened.close();
@@ -51,10 +53,15 @@ export async function readPositions(pipelinePath: string, identifier: TableIdent
   const opened = await openCatalog(await loadConnectionFile(pipelinePath));
   try {
     if (!(await opened.catalog.tableExists(identifier))) return TablePositions.none();
-    return TablePositions.of((await opened.catalog.loadTable(identifier)).metadata);
+    return servedPositions((await opened.catalog.loadTable(identifier)).metadata, identifier);
   } finally {
     await opened.close();
   }
+}
+
+/** The positions `thund serve --topic --table` keeps: its flow is named after the table and reads the source kafka_records. */
+export function servedPositions(metadata: TableMetadata, identifier: TableIdentifier): TablePositions {
+  return committedOffsets(metadata, formatIdentifier(identifier), 'kafka_records');
 }
 
 /** Sum over partitions of the recorded next offsets. */

@@ -5,7 +5,7 @@
  */
 import type { TableIdentifier } from '../../../catalog/catalog.js';
 import { serveSettings, type ServeFileSettings, type ServeFlag, type ServeSettings } from '../../../src/app/serve/serve-config.js';
-import { serve } from '../../../src/app/serve/serve-service.js';
+import { serveOneTopic } from '../../../src/app/serve/serve-one-topic.js';
 import { tableName, unique, waitForPositions } from './eo-stack.js';
 
 /** Serve settings for `table` with a new consumer group, any free HTTP port, one DuckDB thread and a 6 s session timeout; then `flags`, then the `serve:` block. */
@@ -25,7 +25,7 @@ export function startServe(pipeline: string, settings: ServeSettings, env?: Read
   const logs: string[] = [];
   let signal: (reason: string) => void = () => undefined;
   const stopSignal = new Promise<string>((resolve) => (signal = resolve));
-  const done = serve({
+  const done = serveOneTopic({
     pipelinePath: pipeline,
     settings,
     overrides: {},

@@ -56,7 +56,7 @@ tables:
 `;
     const env = { ...process.env, TEST_REGISTRY_URL: url, TEST_REGISTRY_USER: 'sr-user', TEST_REGISTRY_PASSWORD: 'sr-Pa55-secret' };
     const ran = await runSinkSpec(place, spec, { streams: kafkaOffsetStreams(env) });
-    expect(ran.result.status).toBe('completed');
+    expect(ran.result.status, ran.result.error?.message).toBe('completed');
     expect(await liveTableRows(place.opened, { namespace: ['lake'], name: 'customers' }, 'id::INTEGER, name, tier', 'id')).toEqual([
       [1, 'customer-1', 'silver'],
       [2, 'customer-2', 'gold'],
@@ -99,7 +99,7 @@ tables:
     sql: SELECT id, paid_at, day, amount FROM STREAM(payments)
 `;
     const ran = await runSinkSpec(place, spec, { streams: kafkaOffsetStreams({ ...process.env, TEST_REGISTRY_URL: url }) });
-    expect(ran.result.status).toBe('completed');
+    expect(ran.result.status, ran.result.error?.message).toBe('completed');
     const { metadata } = await place.opened.catalog.loadTable({ namespace: ['lake'], name: 'payments' });
     const types = Object.fromEntries(metadata.schemas.at(-1)!.fields.map((f) => [f.name, f.type.kind === 'decimal' ? `decimal(${f.type.precision}, ${f.type.scale})` : f.type.kind]));
     expect(types).toEqual({ id: 'long', paid_at: 'timestamptz', day: 'date', amount: 'decimal(20, 2)' });

@@ -36,7 +36,7 @@ tables:
       FROM STREAM(devices)
 `;
   const ran = await runSinkSpec(place, spec, { streams: kafkaOffsetStreams() });
-  expect(ran.result.status).toBe('completed');
+  expect(ran.result.status, ran.result.error?.message).toBe('completed');
   const rows = await liveTableRows(
     place.opened,
     { namespace: ['lake'], name: 'readings' },
@@ -67,11 +67,11 @@ tables:
     sql: SELECT count(*)::INTEGER AS n FROM lake.events
 `;
   const first = await runSinkSpec(place, spec, { streams: kafkaOffsetStreams() });
-  expect(first.result.status).toBe('completed');
+  expect(first.result.status, first.result.error?.message).toBe('completed');
   expect(first.result.flows.find((f) => f.flow === 'lake.event_count')?.skipped).toBe('upstream-empty');
   await produce(topic, [1, 2, 3].map((id) => ({ key: String(id), value: JSON.stringify({ id }) })));
   const second = await runSinkSpec(place, spec, { streams: kafkaOffsetStreams() });
-  expect(second.result.status).toBe('completed');
+  expect(second.result.status, second.result.error?.message).toBe('completed');
   expect(await liveTableRows(place.opened, { namespace: ['lake'], name: 'event_count' }, 'n', 'n')).toEqual([[3]]);
 });
 
@@ -90,7 +90,7 @@ tables:
   const streams = new ServedStreams(kafkaOffsetStreams());
   try {
     const first = await runSinkSpec(place, spec, { streams });
-    expect(first.result.status).toBe('completed');
+    expect(first.result.status, first.result.error?.message).toBe('completed');
     expect(first.events.filter((e) => e.phase === 'flow-progress')).toHaveLength(0);
     await produce(topic, [4, 5].map((id) => ({ key: String(id), value: JSON.stringify({ id }) })));
     expect((await runSinkSpec(place, spec, { streams })).result.status).toBe('completed');
@@ -114,7 +114,7 @@ tables:
     sql: SELECT id FROM STREAM(events)
 `;
   const ran = await runSinkSpec(place, spec, { streams: kafkaOffsetStreams() });
-  expect(ran.result.status).toBe('completed');
+  expect(ran.result.status, ran.result.error?.message).toBe('completed');
   expect(ran.events.filter((e) => e.phase === 'flow-progress').length).toBeGreaterThanOrEqual(5);
   expect(await liveTableRows(place.opened, { namespace: ['lake'], name: 'events' }, 'id::INTEGER', 'id')).toEqual(Array.from({ length: 30 }, (_, id) => [id]));
 });

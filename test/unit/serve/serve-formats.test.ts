@@ -8,7 +8,9 @@ import { jsonSafeValue } from '../../../connectors/kafka/json-safe-values.js';
 import { decodeRecords } from '../../../connectors/kafka/decode-records.js';
 import { serveSettings } from '../../../src/app/serve/serve-config.js';
 import { loadServeFile } from '../../../src/app/serve/serve-file.js';
-import { valueDecoder } from '../../../src/app/serve/value-decoder.js';
+import { oneTopicPipeline } from '../../../src/app/serve/serve-one-topic.js';
+import { pipelineKafkaSource } from '../../../connectors/kafka/pipeline-source-options.js';
+import type { Dataset, SourceDataset } from '../../../src/pipeline/ir/dataset.js';
 import { InvalidInputError } from '../../../src/errors.js';
 import { rawRecord } from '../kafka/records.js';
 
@@ -43,13 +45,22 @@ describe('serve value formats and the serve: block', () => {
     expect((await loadServeFile(pipelineFile('catalog: { type: sql }\n'), {})).values).toEqual({});
   });
 
-  it('needs the registry URL variable for Avro, naming the variable and not a value', () => {
-    const settings = serveSettings({ ...required, 'value-format': 'avro', 'schema-registry-url-env': 'MY_SR' }, {});
-    expect(() => valueDecoder(settings, {})).toThrow(InvalidInputError);
-    expect(() => valueDecoder(settings, {})).toThrow('value format avro needs a schema registry; set MY_SR to its URL');
-    expect(() => valueDecoder(settings, { MY_SR: 'http://u:p@host:8081', THUND_SCHEMA_REGISTRY_USERNAME: 'u' })).toThrow(/needs both THUND_SCHEMA_REGISTRY_USERNAME and THUND_SCHEMA_REGISTRY_PASSWORD/);
-    expect(valueDecoder(settings, { MY_SR: 'http://host:8081' }).format).toBe('avro');
-    expect(valueDecoder(serveSettings({ ...required, 'value-format': 'debezium-avro' }, {}), { THUND_KAFKA_SCHEMA_REGISTRY_URL: 'http://h:1' }).format).toBe('debezium-avro');
+  it('needs the registry URL variable for Avro, naming the variable and not a value', async () => {
+    const file = pipelineFile('catalog: { type: sql }\n');
+    const sourceOf = async (flags: Record<string, string>) => {
+      const { graph } = await oneTopicPipeline(file, serveSettings({ ...required, ...flags }, {}));
+      const source = graph.datasets.find((d: Dataset): d is SourceDataset => d.kind === 'source');
+      if (source === undefined) throw new Error('the shorthand pipeline has no source');
+      return source;
+    };
+    const avro = await sourceOf({ 'value-format': 'avro', 'schema-registry-url-env': 'MY_SR' });
+    expect(() => pipelineKafkaSource(avro, {})).toThrow(InvalidInputError);
+    expect(() => pipelineKafkaSource(avro, {})).toThrow('Avro values need a schema registry: set MY_SR to its URL');
+    expect(() => pipelineKafkaSource(avro, { MY_SR: 'http://u:p@host:8081', THUND_SCHEMA_REGISTRY_USERNAME: 'u' })).toThrow(/needs both THUND_SCHEMA_REGISTRY_USERNAME and THUND_SCHEMA_REGISTRY_PASSWORD/);
+    expect(pipelineKafkaSource(avro, { MY_SR: 'http://host:8081' }).decoder.format).toBe('avro');
+    const rows = pipelineKafkaSource(await sourceOf({ 'value-format': 'debezium-avro' }), { THUND_KAFKA_SCHEMA_REGISTRY_URL: 'http://h:1' });
+    expect(rows.decoder.format).toBe('debezium-avro');
+    expect(rows.consumerGroup).toBe('landers');
   });
 });
 

@@ -1,6 +1,8 @@
 /**
- * Input positions as a checkpoint stores them: files per file input (`positions`), and per Kafka
- * input the next offset per topic and partition (`offsets`, int64 as decimal text).
+ * Input positions as a checkpoint stores them: files per file input (`positions`). Checkpoints of
+ * earlier versions also held, per Kafka input, the next offset per topic and partition
+ * (`offsets`, int64 as decimal text); those are read once, until the flow's first commit puts
+ * them in the table's summary (offset-positions.ts).
  */
 import type { Checkpoint } from './checkpoint-store.js';
 import type { InputPosition } from './input-round.js';
@@ -17,18 +19,8 @@ export function positionsOf(checkpoint: Pick<Checkpoint, 'positions' | 'offsets'
   return positions;
 }
 
-export function checkpointPositions(positions: ReadonlyMap<string, InputPosition | undefined>): Pick<Checkpoint, 'positions' | 'offsets'> {
+export function checkpointPositions(positions: ReadonlyMap<string, InputPosition | undefined>): Pick<Checkpoint, 'positions'> {
   const files: Record<string, string[]> = {};
-  const offsets: Record<string, Record<string, Record<string, string>>> = {};
-  for (const [input, position] of positions) {
-    if (position === undefined) continue;
-    if (position.kind === 'files') {
-      files[input] = [...position.files];
-      continue;
-    }
-    const topics: Record<string, Record<string, string>> = {};
-    for (const p of position.offsets) (topics[p.topic] ??= {})[String(p.partition)] = p.nextOffset.toString();
-    offsets[input] = topics;
-  }
-  return Object.keys(offsets).length === 0 ? { positions: files } : { positions: files, offsets };
+  for (const [input, position] of positions) if (position?.kind === 'files') files[input] = [...position.files];
+  return { positions: files };
 }

@@ -5,10 +5,10 @@
  */
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { JsonRecord } from './batch-staging.js';
 import type { DeadLetterCandidate } from '../../../../connectors/streaming-source.js';
 import { quoteLiteral, type DuckDbSession } from '../../../duckdb/session.js';
 import { primitive, type Schema } from '../../../iceberg/types.js';
-import type { FlowRecordFailure } from './batch-flow.js';
 
 export const DEAD_LETTER_SCHEMA: Schema = {
   schemaId: 0,
@@ -28,6 +28,12 @@ export const DEAD_LETTER_SCHEMA: Schema = {
 
 /** Code of a record the flow (SQL, casts onto the table) failed on. */
 export const FLOW_FAILED = 'FLOW_FAILED';
+
+/** A record the flow failed on (or refused before running), and why. */
+export interface FlowRecordFailure {
+  readonly record: JsonRecord;
+  readonly reason: string;
+}
 
 export function flowFailureToDeadLetter(failure: FlowRecordFailure): DeadLetterCandidate {
   const { record } = failure;

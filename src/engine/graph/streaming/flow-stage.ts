@@ -4,7 +4,8 @@
  * aggregation operator (operators/window-aggregation.ts), which buffers the rows of open windows
  * and runs the flow's own SQL over them, so any aggregate DuckDB knows works.
  */
-import { quoteIdentifier, duckDbMessage, type DuckDbSession } from '../../../duckdb/session.js';
+import { quoteIdentifier, quoteLiteral, duckDbMessage, type DuckDbSession } from '../../../duckdb/session.js';
+import { failingRows, type FailedRow } from './row-isolation.js';
 import { FlowError, ThundError } from '../../../errors.js';
 import type { StatefulOperator } from '../../operators/state-checkpoint.js';
 import { WindowAggregation, type OutputMode } from '../../operators/window-aggregation.js';
@@ -22,12 +23,20 @@ export interface FlowStage extends StatefulOperator {
   process(inputs: ReadonlyMap<string, string>): Promise<StageResult>;
 }
 
+/** Where the rows a stateless flow fails on go (the dead letters of its Kafka input), and which input they are rows of. */
+export interface RowIsolation {
+  /** The streamed read (streamReadKey) whose rows are isolated. */
+  readonly input: string;
+  reject(failures: readonly FailedRow[]): void;
+}
+
 export class StatelessStage implements FlowStage {
   constructor(
     private readonly session: DuckDbSession,
     private readonly flowName: string,
     private readonly sql: string,
     private readonly output: string,
+    private readonly isolation?: RowIsolation,
   ) {}
 
   stateTables(): readonly string[] {
@@ -35,8 +44,24 @@ export class StatelessStage implements FlowStage {
   }
 
   async process(inputs: ReadonlyMap<string, string>): Promise<StageResult> {
-    const sql = rewriteStreamReads(this.sql, (name) => quoteIdentifier(inputs.get(streamReadKey(name)) ?? name));
-    await runFlowSql(this.session, this.flowName, `CREATE OR REPLACE TEMP TABLE ${quoteIdentifier(this.output)} AS ${sql}`);
+    const create = (relations: ReadonlyMap<string, string>): Promise<void> => {
+      const sql = rewriteStreamReads(this.sql, (name) => quoteIdentifier(relations.get(streamReadKey(name)) ?? name));
+      return runFlowSql(this.session, this.flowName, `CREATE OR REPLACE TEMP TABLE ${quoteIdentifier(this.output)} AS ${sql}`);
+    };
+    try {
+      await create(inputs);
+    } catch (error) {
+      const isolation = this.isolation;
+      const input = isolation === undefined ? undefined : inputs.get(isolation.input);
+      if (isolation === undefined || input === undefined || !(error instanceof FlowError)) throw error;
+      const failures = await failingRows(this.session, this.flowName, input, (part) => create(new Map([...inputs, [isolation.input, part]])));
+      // Failing as a whole while no row fails alone: nothing to set aside.
+      if (failures.length === 0) throw error;
+      isolation.reject(failures);
+      const coordinates = failures.map((f) => `(${quoteLiteral(f.topic)}, ${f.partition}, ${f.offset})`).join(', ');
+      await this.session.run(`DELETE FROM ${quoteIdentifier(input)} WHERE (_kafka_topic, _kafka_partition, _kafka_offset) IN (VALUES ${coordinates})`);
+      await create(inputs);
+    }
     return { output: this.output, lateRows: 0 };
   }
 }

@@ -10,13 +10,16 @@ import type { Flow } from '../../../pipeline/ir/flow.js';
 import type { BatchLimits } from './parquet-stream.js';
 import { fileInputBatches } from './pending-batches.js';
 import type { FileInput } from './stream-input.js';
+import type { FailedRow } from './row-isolation.js';
 
 /** What a checkpoint holds for one input. */
 export type InputPosition = { readonly kind: 'files'; readonly files: readonly string[] } | { readonly kind: 'offsets'; readonly offsets: readonly SourcePosition[] };
 
 export interface StreamInput {
-  /** The dataset name: the key of its position in a checkpoint. */
+  /** The dataset name: the key of its position. */
   readonly name: string;
+  /** Files: kept in the flow's checkpoint; offsets: in the table's snapshot summaries (offset-positions.ts). */
+  readonly positionKind: InputPosition['kind'];
   /** A round from `position` (undefined: the input's start); undefined when the input has nothing at all yet. */
   round(position: InputPosition | undefined, limits: BatchLimits): Promise<InputRound | undefined>;
   /** Releases what the input holds open (a Kafka consumer); called once the flow is done. */
@@ -33,12 +36,20 @@ export interface InputRound {
   stageNext(relation: string): Promise<number>;
   /** The position after every batch staged so far. */
   position(): InputPosition;
+  /** Kafka: sends rows of the batch staged last that the flow failed on to the dead letters, with the reasons. */
+  reject?(failures: readonly FailedRow[]): void;
+  /**
+   * Kafka: lands the dead letters of the batch staged last (records that could not be decoded or
+   * staged, rows rejected), before the batch's commit; returns how many.
+   */
+  landDeadLetters?(): Promise<number>;
 }
 
 /** A file input (Parquet source, streaming table) driven in rounds. */
 export function fileStreamInput(flow: Flow, input: FileInput): StreamInput {
   return {
     name: input.name,
+    positionKind: 'files',
     async round(position, limits) {
       const processed = new Set(position?.kind === 'files' ? position.files : []);
       const batches = await fileInputBatches(flow, input, processed, limits);

@@ -41,6 +41,7 @@ export function kafkaInput(context: FlowContext, source: SourceDataset, connecto
   };
   return {
     name: source.name,
+    positionKind: 'offsets',
     async round(position, limits) {
       stream ??= await connector.open(source, `${context.graph.name}.${flow.name}`);
       const bounds = await stream.bounds();
@@ -61,6 +62,8 @@ export function kafkaInput(context: FlowContext, source: SourceDataset, connecto
       const left = (): SourcePosition[] => [...cursor].filter(([key, p]) => !exhausted.has(key) && p.nextOffset < (ends.get(key) ?? 0n)).map(([, p]) => p);
       // Nothing read before and nothing to read: the input gives no columns yet.
       if (position === undefined && left().length === 0) return undefined;
+      /** The batch staged last: its records, the dead letters it has so far and the ranges it covers. */
+      let staged: { records: readonly JsonRecord[]; letters: DeadLetterCandidate[]; covered: PositionRange[] } | undefined;
       const round: InputRound = {
         hasMore: () => left().length > 0,
         async stageNext(relation) {
@@ -84,12 +87,27 @@ export function kafkaInput(context: FlowContext, source: SourceDataset, connecto
             if (reserved === undefined) records.push(record);
             else letters.push(flowFailureToDeadLetter({ record, reason: `the value has a field named ${reserved}, a column reserved for the record's coordinates` }));
           }
-          const staged = await stageBatch(context, source, relation, records, read.valueTypes);
-          letters.push(...staged.misfits);
-          if (letters.length > 0) await landDeadLetters(letters, covered);
-          return staged.rows;
+          const batch = await stageBatch(context, source, relation, records, read.valueTypes);
+          letters.push(...batch.misfits);
+          staged = { records, letters, covered };
+          return batch.rows;
         },
         position: () => ({ kind: 'offsets', offsets: [...cursor.values()] }),
+        reject(failures) {
+          if (staged === undefined) return;
+          const failed = new Map(failures.map((f) => [`${f.topic}\u0000${f.partition}\u0000${f.offset}`, f.reason]));
+          for (const record of staged.records) {
+            const reason = failed.get(`${record.topic}\u0000${record.partition}\u0000${record.offset}`);
+            if (reason !== undefined) staged.letters.push(flowFailureToDeadLetter({ record, reason: `flow ${flow.name}: ${reason}` }));
+          }
+        },
+        async landDeadLetters() {
+          const batch = staged;
+          staged = undefined;
+          if (batch === undefined || batch.letters.length === 0) return 0;
+          await landDeadLetters(batch.letters, batch.covered);
+          return batch.letters.length;
+        },
       };
       return round;
     },

@@ -33,6 +33,9 @@ import { planStreamingFlow, type StreamingPlan } from './streaming-plan.js';
 import { TableBatchSink } from './table-batch-sink.js';
 import type { BatchSink } from './batch-sink.js';
 import type { CommitFence } from '../../../table/commit-snapshot.js';
+import { committedOffsets, legacyServeOffsets, movedPartitions, offsetAdvance, offsetsSummaryEntry, type OffsetAdvance } from './offset-positions.js';
+import { TablePositions } from './table-positions.js';
+import type { FailedRow } from './row-isolation.js';
 
 /** How often a run plans its batches again after another run of the flow committed first. */
 const MAX_REPLANS = 10;
@@ -41,11 +44,13 @@ export async function runStreamingFlow(context: FlowContext): Promise<FlowOutcom
   const { flow } = context;
   const plan = await planStreamingFlow(context);
   const prefix = `__thund_stream_${flow.name.replace(/[^A-Za-z0-9_]/g, '_')}`;
-  const stage = createStage(context, plan, prefix);
+  // The rounds of the batch in progress (set by runFromTable): where rows the flow fails on go.
+  const current: { rounds: readonly InputRound[] } = { rounds: [] };
+  const stage = createStage(context, plan, prefix, (failures) => current.rounds[0]?.reject?.(failures));
   let keyColumns: readonly string[] = [];
   const sink = flow.kind === 'apply-changes' ? await createApplyChangesSink(context) : new TableBatchSink(context, flow.outputMode, () => keyColumns);
   const operators: readonly StatefulOperator[] = [stage, sink];
-  const run: FlowRun = { context, plan, prefix, stage, sink, operators, keyColumns: () => keyColumns, setKeyColumns: (keys) => (keyColumns = keys) };
+  const run: FlowRun = { context, plan, prefix, stage, sink, operators, current, keyColumns: () => keyColumns, setKeyColumns: (keys) => (keyColumns = keys) };
 
   let totals: FlowCounts = { rowsRead: 0, rowsWritten: 0, lateRows: 0, expectations: [] };
   let snapshotId: bigint | undefined;
@@ -74,6 +79,7 @@ interface FlowRun {
   readonly stage: FlowStage;
   readonly sink: BatchSink;
   readonly operators: readonly StatefulOperator[];
+  readonly current: { rounds: readonly InputRound[] };
   keyColumns(): readonly string[];
   setKeyColumns(keys: readonly string[]): void;
 }
@@ -97,26 +103,39 @@ async function runFromTable(run: FlowRun, batchesBefore: number): Promise<Round>
   const identifier = context.target.table.identifier;
   const table = await loadIfExists(context);
   const store = new CheckpointStore(session, () => table?.io ?? context.catalog.tableIO?.(identifier) ?? context.io, flow.name, context.tempDir);
+  const offsetInputs = plan.inputs.filter(({ input }) => input.positionKind === 'offsets').map(({ input }) => input.name);
+  // The table's summaries hold Kafka positions; a checkpoint holds state and file positions, so a
+  // stateless flow over Kafka alone has none.
+  const checkpointed = operators.some((operator) => operator.stateTables().length > 0) || plan.inputs.some(({ input }) => input.positionKind === 'files');
+  const held = new Map<string, TablePositions>(offsetInputs.map((name) => [name, context.fullRefresh ? TablePositions.none() : committedOffsets(table?.metadata, flow.name, name)]));
   let committedPointer = CheckpointStore.pointer(table?.metadata, flow.name);
   let batches = batchesBefore;
   const positions = new Map<string, InputPosition | undefined>(plan.inputs.map(({ input }) => [input.name, undefined]));
   let previous: SavedCheckpoint | undefined;
   try {
-    if (committedPointer !== undefined && !context.fullRefresh) {
+    const migrating = offsetInputs.some((name) => held.get(name)?.list.length === 0);
+    if (committedPointer !== undefined && !context.fullRefresh && (checkpointed || migrating)) {
       const restored = await store.restore(committedPointer, operators);
       batches = restored.batches;
       for (const [input, position] of positionsOf(restored)) positions.set(input, position);
     }
-    previous = committedPointer === undefined ? undefined : await store.filesOf(committedPointer);
+    previous = committedPointer === undefined || !checkpointed ? undefined : await store.filesOf(committedPointer);
   } catch (error) {
     // Another run committed after the table was loaded and removed the checkpoint it superseded.
     const now = CheckpointStore.pointer((await loadIfExists(context))?.metadata, flow.name);
     if (now === committedPointer) throw error;
-    return { counts: { rowsRead: 0, rowsWritten: 0, lateRows: 0, expectations: [] }, batches: batchesBefore, stale: staleBatch(context) };
+    return { counts: { rowsRead: 0, rowsWritten: 0, lateRows: 0, expectations: [] }, batches: batchesBefore, stale: staleBatch(context, 'its checkpoint') };
   }
-  if (committedPointer !== undefined) await store.removeLeftovers(committedPointer, CheckpointStore.superseded(table?.metadata, flow.name));
+  if (committedPointer !== undefined && checkpointed) await store.removeLeftovers(committedPointer, CheckpointStore.superseded(table?.metadata, flow.name));
+  for (const name of offsetInputs) {
+    const own = held.get(name)?.list ?? [];
+    const legacy = context.fullRefresh || offsetInputs.length !== 1 ? [] : legacyServeOffsets(table?.metadata);
+    if (own.length > 0) positions.set(name, { kind: 'offsets', offsets: own });
+    else if (positions.get(name) === undefined && legacy.length > 0) positions.set(name, { kind: 'offsets', offsets: legacy });
+  }
 
   const rounds = await openRounds(context, plan, positions);
+  run.current.rounds = rounds ?? [];
   let location: string | undefined;
   let totals: FlowCounts = { rowsRead: 0, rowsWritten: 0, lateRows: 0, expectations: [] };
   let snapshotId: bigint | undefined;
@@ -128,42 +147,54 @@ async function runFromTable(run: FlowRun, batchesBefore: number): Promise<Round>
     wholeInputPending = false;
     location ??= table?.metadata.location ?? (await newTableLocation(context));
     const inputs = new Map<string, string>();
+    const advances: OffsetAdvance[] = [];
     let rowsRead = 0;
     for (const [index, { key, input }] of plan.inputs.entries()) {
       const relation = `${prefix}__in_${index}`;
-      rowsRead += await (rounds as InputRound[])[index]!.stageNext(relation);
-      positions.set(input.name, (rounds as InputRound[])[index]!.position());
+      const round = (rounds as InputRound[])[index] as InputRound;
+      const before = round.position();
+      rowsRead += await round.stageNext(relation);
+      const after = round.position();
+      positions.set(input.name, after);
+      if (before.kind === 'offsets' && after.kind === 'offsets') {
+        advances.push(offsetAdvance(input.name, before.offsets, after.offsets, held.get(input.name) ?? TablePositions.none(), first && context.fullRefresh));
+      }
       inputs.set(key, relation);
     }
     const staged = await stage.process(inputs);
+    for (const round of rounds as InputRound[]) await round.landDeadLetters?.();
     if (run.keyColumns().length === 0 && plan.aggregation?.keyPositions !== undefined) run.setKeyColumns(await outputColumns(context, staged.output, plan.aggregation.keyPositions));
     const checked = await checkExpectations(session, context.target, staged.output, `${prefix}__checked`);
     const nextPositions = checkpointPositions(positions);
     const tableLocation = location;
     let saved: SavedCheckpoint | undefined;
     const checkpoint = async (): Promise<Record<string, string>> => {
+      if (!checkpointed) return {};
       saved = await store.save(tableLocation, { batches: batches + 1, ...nextPositions }, operators);
       return { [checkpointSummaryKey(flow.name)]: saved.location };
     };
     const summary = { ...context.summary, ...expectationSummary(checked.counts) };
     let written;
     try {
-      written = await sink.write(checked.relation, summary, checkpoint, positionsFence(context, committedPointer));
+      written = await sink.write(checked.relation, summary, checkpoint, positionsFence(context, checkpointed ? committedPointer : NOT_CHECKPOINTED, advances));
     } catch (error) {
       if (saved !== undefined && !(error instanceof CommitStateUnknownError)) await store.remove(saved);
       if (error instanceof StalePositionsError) return { counts: totals, batches, ...(snapshotId === undefined ? {} : { snapshotId }), stale: error };
       throw error;
     }
-    if (saved === undefined) {
+    if (saved === undefined && checkpointed) {
       throw new ThundError('INTERNAL', `flow ${flow.name}: its sink committed a batch without taking the checkpoint (BatchSink.write's beforeCommit)`, {
         context: { flow: flow.name },
       });
     }
-    if (previous !== undefined) await store.remove(previous);
-    // What a run that crashed before its commit left is older than this commit now.
-    if (first) await store.removeLeftovers(saved.location, undefined);
-    previous = saved;
-    committedPointer = saved.location;
+    if (saved !== undefined) {
+      if (previous !== undefined) await store.remove(previous);
+      // What a run that crashed before its commit left is older than this commit now.
+      if (first) await store.removeLeftovers(saved.location, undefined);
+      previous = saved;
+      committedPointer = saved.location;
+    }
+    for (const advance of advances) held.set(advance.source, new TablePositions(advance.after));
     batches += 1;
     if (written.snapshotId !== undefined) snapshotId = written.snapshotId;
     const counts: FlowCounts = { rowsRead, rowsWritten: written.rowsWritten, lateRows: staged.lateRows + written.lateRows, expectations: checked.counts };
@@ -173,29 +204,46 @@ async function runFromTable(run: FlowRun, batchesBefore: number): Promise<Round>
   return { counts: totals, batches, ...(snapshotId === undefined ? {} : { snapshotId }) };
 }
 
+const NOT_CHECKPOINTED = Symbol('not checkpointed');
+
 /**
- * The fence of a batch planned from `startedFrom` (the checkpoint the table pointed to): every
- * commit attempt goes ahead only while the table still points there. Another run of the flow
- * that committed in between has landed positions this batch may hold too.
+ * The fence of a batch: every commit attempt goes ahead only while the table still points to the
+ * checkpoint the batch was planned from (`startedFrom`, for a flow with one) and still holds, for
+ * every Kafka partition the batch read, the position it read from. Another run of the flow that
+ * committed in between has landed records this batch may hold too. The attempt's summary holds
+ * the Kafka positions merged with the table's.
  */
-function positionsFence(context: FlowContext, startedFrom: string | undefined): CommitFence {
+function positionsFence(context: FlowContext, startedFrom: string | undefined | typeof NOT_CHECKPOINTED, advances: readonly OffsetAdvance[]): CommitFence {
+  const { flow } = context;
   return (current) => {
-    if (CheckpointStore.pointer(current, context.flow.name) !== startedFrom) throw staleBatch(context);
+    if (startedFrom !== NOT_CHECKPOINTED && CheckpointStore.pointer(current, flow.name) !== startedFrom) throw staleBatch(context, 'its checkpoint');
+    const moved = advances.flatMap((advance) => movedPartitions(current, flow.name, advance).map((text) => `${advance.source} ${text}`));
+    if (moved.length > 0) throw staleBatch(context, `the positions of ${moved.join(', ')}`);
+    return Object.fromEntries(advances.map((advance) => offsetsSummaryEntry(current, flow.name, advance)));
   };
 }
 
-function staleBatch(context: FlowContext): StalePositionsError {
+function staleBatch(context: FlowContext, what: string): StalePositionsError {
   const { flow } = context;
   const table = formatIdentifier(context.target.table.identifier);
-  return new StalePositionsError(`Flow "${flow.name}": another run committed to ${table} while this batch was planned from the positions before it; the batch is planned again`, {
+  return new StalePositionsError(`Flow "${flow.name}": another run committed to ${table} (${what}) while this batch was planned from the positions before it; the batch is planned again`, {
     context: { flow: flow.name, table },
   });
 }
 
-function createStage(context: FlowContext, plan: StreamingPlan, prefix: string): FlowStage {
+/**
+ * The flow's stage. A stateless append flow over one Kafka input sends the rows its SQL fails on
+ * to that input's dead letters (`reject`) and goes on with the others.
+ */
+function createStage(context: FlowContext, plan: StreamingPlan, prefix: string, reject: (failures: readonly FailedRow[]) => void): FlowStage {
   const { aggregation } = plan;
   const input = plan.inputs[0];
-  if (aggregation === undefined || input === undefined) return new StatelessStage(context.session, context.flow.name, plan.sql, `${prefix}__out`);
+  if (aggregation === undefined || input === undefined) {
+    // Changes are applied in order: a change the SQL fails on stops the flow rather than being skipped.
+    const isolated = context.flow.kind !== 'apply-changes' && plan.inputs.length === 1 && input?.input.positionKind === 'offsets';
+    const isolation = isolated ? { input: input.key, reject } : undefined;
+    return new StatelessStage(context.session, context.flow.name, plan.sql, `${prefix}__out`, isolation);
+  }
   return new AggregationStage(context.session, {
     name: `${prefix}__agg`,
     flowName: context.flow.name,

@@ -62,6 +62,10 @@ export async function planStreamingFlow(context: FlowContext): Promise<Streaming
   if (inputs.length > 0 && (await joinsStreams(context.session, sql))) {
     throw refused(flow, 'it joins two streams; stream-stream joins are not supported (join a stream with a table, or UNION ALL streams)');
   }
+  const grouped = sharedGroupSource(context, inputs);
+  if (grouped !== undefined && (flow.kind === 'apply-changes' || flow.dependencies.aggregatesStream)) {
+    throw refused(flow, `it keeps state (${flow.kind === 'apply-changes' ? 'apply_changes' : 'an aggregation'}), which one process must own, and its Kafka source ${grouped} shares partitions between processes (option consumer_group); drop the option for this source`);
+  }
   if (flow.kind === 'apply-changes') return { sql, inputs };
   if (!flow.dependencies.aggregatesStream) {
     if (flow.outputMode !== 'append') {
@@ -83,6 +87,14 @@ export async function planStreamingFlow(context: FlowContext): Promise<Streaming
     throw refused(flow, 'an aggregation in update mode names its output columns (no SELECT *), so the group keys are known');
   }
   return { sql, inputs, aggregation: { ...shape, ...(watermark === undefined ? {} : { watermark }) } };
+}
+
+/** The name of a streamed Kafka source whose partitions a consumer group shares between processes. */
+function sharedGroupSource(context: FlowContext, inputs: readonly StreamedInput[]): string | undefined {
+  return inputs.find(({ input }) => {
+    const dataset = findDataset(context.graph, input.name);
+    return dataset?.kind === 'source' && dataset.source.format === 'kafka' && dataset.source.options['consumer_group'] !== undefined;
+  })?.input.name;
 }
 
 function refused(flow: Flow, message: string): InvalidInputError {

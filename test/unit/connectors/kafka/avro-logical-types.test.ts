@@ -19,7 +19,7 @@ import type { RawRecord } from '../../../../connectors/kafka/raw-record.js';
 import { SchemaRegistryClient } from '../../../../connectors/kafka/schema-registry-client.js';
 import { DuckDbSession } from '../../../../src/duckdb/session.js';
 import { stageRecords, type JsonRecord } from '../../../../src/engine/graph/streaming/batch-staging.js';
-import { schemaFromColumns } from '../../../../src/engine/graph/streaming/target-tables.js';
+import { describeFlow } from '../../../../src/engine/flow-output.js';
 import { typeText } from '../../../../src/iceberg/schema.js';
 import { AVRO_LOGICAL, avroDecimal, AvroWire, connectDecimal, connectType, debeziumEnvelopeSchema, decimalBytes, nullable, recordSchema } from '../../kafka/avro-wire.js';
 
@@ -96,9 +96,8 @@ async function stage(decoder: RecordDecoder<Record<string, unknown>>, columns: R
   const session = await DuckDbSession.open({ threads: 1 });
   try {
     await stageRecords({ session, records, table: 'batch', tempDir, columns, readOtherFields: true });
-    const described = (await session.queryJson('DESCRIBE batch')) as Array<{ column_name: string; column_type: string }>;
-    const schema = schemaFromColumns(described.map((d) => ({ name: d.column_name, type: d.column_type })));
-    const types = Object.fromEntries(schema.fields.map((f) => [f.name, typeText(f.type)]));
+    const { fields } = await describeFlow(session, 'avro-logical', 'SELECT * FROM batch');
+    const types = Object.fromEntries(fields.map((f) => [f.name, typeText(f.type)]));
     return { types, rows: await session.queryJson(`SELECT ${select} FROM batch ORDER BY _kafka_offset`) };
   } finally {
     session.close();
