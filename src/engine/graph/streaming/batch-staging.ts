@@ -248,31 +248,14 @@ let fileCounter = 0;
 /** DuckDB's reader allocates buffers of about the largest object size: no larger than the batch needs. */
 const MIN_OBJECT_SIZE = 1024 * 1024;
 
-export async function stageRecords(request: StagingRequest): Promise<void> {
-  const staged = await stageRecordsAsView(request);
-  try {
-    await request.session.run(`CREATE OR REPLACE TABLE ${quoteIdentifier(request.table)} AS SELECT * FROM ${quoteIdentifier(staged.view)}`);
-  } finally {
-    await staged.release();
-  }
-}
-
-export interface StagedView {
-  /** A view reading the batch file; valid until release. */
-  readonly view: string;
-  release(): Promise<void>;
-}
-
 /**
- * Writes the batch file and a view over DuckDB's reader of it: nothing is read until a query
- * uses the view, so a COPY over it reads the file once. The view is `request.table` + `_file`.
+ * Writes the batch file and creates `request.table` from DuckDB's reader of it in one statement
+ * (the reader's type detection runs once; a view in between would be bound, and detect, again).
  */
-export async function stageRecordsAsView(request: StagingRequest): Promise<StagedView> {
+export async function stageRecords(request: StagingRequest): Promise<void> {
   const file = join(request.tempDir, `batch-${process.pid}-${++fileCounter}.ndjson`);
-  const view = `${request.table}_file`;
   const lines = stagedLines(request.records, request.withHeaders === true);
   await writeFile(file, lines.bytes);
-  const release = (): Promise<void> => rm(file, { force: true });
   try {
     const options = [`format = 'newline_delimited'`, `maximum_object_size = ${Math.max(MIN_OBJECT_SIZE, lines.longestLine + 1024)}`];
     let columns = request.columns;
@@ -282,12 +265,10 @@ export async function stageRecordsAsView(request: StagingRequest): Promise<Stage
     // A batch without any header reads the column as an untyped list: it gets the type all batches share.
     const headers = request.withHeaders === true ? `, CAST(${HEADERS_COLUMN} AS ${HEADERS_TYPE}) AS ${HEADERS_COLUMN}` : '';
     await request.session.run(
-      `CREATE OR REPLACE VIEW ${quoteIdentifier(view)} AS SELECT * REPLACE (${COORDINATE_CASTS}${headers}) FROM read_json(${quoteLiteral(file)}, ${options.join(', ')})`,
+      `CREATE OR REPLACE TABLE ${quoteIdentifier(request.table)} AS SELECT * REPLACE (${COORDINATE_CASTS}${headers}) FROM read_json(${quoteLiteral(file)}, ${options.join(', ')})`,
     );
-    return { view, release };
-  } catch (error) {
-    await release();
-    throw error;
+  } finally {
+    await rm(file, { force: true });
   }
 }
 
