@@ -18,7 +18,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Catalog, LoadedTable, TableIdentifier } from '../../catalog/catalog.js';
 import { formatIdentifier } from '../../catalog/catalog.js';
-import { CommitConflictError, CommitStateUnknownError, ConcurrentSchemaChangeError, InvalidInputError, NoSuchTableError } from '../errors.js';
+import { CommitConflictError, CommitStateUnknownError, ConcurrentSchemaChangeError, InvalidInputError, NoSuchTableError, StalePositionsError } from '../errors.js';
 import type { DataFile, ManifestFile } from '../iceberg/data-file.js';
 import type { FileIO } from '../iceberg/file-io.js';
 import { writeManifestList } from '../iceberg/manifest-list.js';
@@ -244,9 +244,17 @@ export async function commitSnapshot<T>(
           if (found.state === 'absent' || found.state === 'missing-table') {
             await deleteQuietly(io, [...ownManifests(removed), ...manifestLists]);
           }
-          // Another writer created the table first: a fenced batch whose positions it moved is
-          // planned again (the fence throws), not failed.
-          if (request.base.create && found.state === 'absent') request.fence?.(found.table.metadata);
+          // Another writer created the table first. A fenced change is a planned batch: planned
+          // again on that table, not failed, whether the other writer moved its positions (the
+          // fence throws) or only others (another process of a consumer group: it still applies,
+          // but was written for a table that did not exist).
+          if (request.base.create && found.state === 'absent' && request.fence !== undefined) {
+            request.fence(found.table.metadata);
+            throw new StalePositionsError(`${formatIdentifier(request.identifier)} was created by another writer at the same time; the batch is planned again on that table`, {
+              cause: error,
+              context: { table: formatIdentifier(request.identifier) },
+            });
+          }
           throw conflictMessage(request, error);
         }
         await sleep(backoffMs(policy, retry));

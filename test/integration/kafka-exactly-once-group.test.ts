@@ -72,7 +72,8 @@ describe('thund serve: two instances in one group', () => {
     await produceRange(producer, topic, 6, 0, TOTAL / 2);
     await sleep(1_500);
     a.kill('SIGKILL');
-    expect((await a.exited).signal).toBe('SIGKILL');
+    const aExit = await a.exited;
+    expect(aExit.signal, `A exited by itself (${JSON.stringify(aExit)}): ${a.stderr}`).toBe('SIGKILL');
     await produceRange(producer, topic, 6, TOTAL / 2, TOTAL / 2);
     // B takes A's partitions once A's session times out, and starts them at the table's positions.
     await waitForPositions(pipeline, table, TOTAL, 300_000);
