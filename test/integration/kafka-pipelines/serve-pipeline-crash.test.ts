@@ -85,7 +85,10 @@ it('lands three tables from two topics exactly once through 20 kill -9 restarts 
     running = await ServeProcess.startPipeline(pipeline, { triggerIntervalMs: 200 });
     await produce(changesTopic, changes.slice(chunk * perChunk, (chunk + 1) * perChunk));
     await produce(ordersTopic, orders(chunk));
-    // Somewhere in its work: starting, joining, reading, writing or committing.
+    // Somewhere in its work: starting, joining, reading, writing or committing. Every other kill
+    // counts from the service's start line, so a slow start on a loaded machine still leaves
+    // kills that interrupt batches.
+    if (chunk % 2 === 1) await waitForStartLine(running, 30_000);
     await new Promise((resolve) => setTimeout(resolve, 300 + Math.floor(Math.random() * 2_500)));
     running.kill('SIGKILL');
     expect((await running.exited).signal).toBe('SIGKILL');
@@ -129,3 +132,11 @@ it('lands three tables from two topics exactly once through 20 kill -9 restarts 
     await opened.close();
   }
 }, 600_000);
+
+async function waitForStartLine(service: ServeProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!service.logs.some((line) => line['msg'] === 'thund serve started')) {
+    if (Date.now() > deadline) throw new Error(`thund serve did not start in ${timeoutMs} ms: ${service.stderr}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -37,6 +37,8 @@ export class StatelessStage implements FlowStage {
     private readonly sql: string,
     private readonly output: string,
     private readonly isolation?: RowIsolation,
+    /** The SQL cannot fail on a row (projection-only.ts): its output is a view, not a copy of the batch. */
+    private readonly asView = false,
   ) {}
 
   stateTables(): readonly string[] {
@@ -46,7 +48,7 @@ export class StatelessStage implements FlowStage {
   async process(inputs: ReadonlyMap<string, string>): Promise<StageResult> {
     const create = (relations: ReadonlyMap<string, string>): Promise<void> => {
       const sql = rewriteStreamReads(this.sql, (name) => quoteIdentifier(relations.get(streamReadKey(name)) ?? name));
-      return runFlowSql(this.session, this.flowName, `CREATE OR REPLACE TEMP TABLE ${quoteIdentifier(this.output)} AS ${sql}`);
+      return runFlowSql(this.session, this.flowName, `CREATE OR REPLACE TEMP ${this.asView ? 'VIEW' : 'TABLE'} ${quoteIdentifier(this.output)} AS ${sql}`);
     };
     try {
       await create(inputs);

@@ -19,6 +19,7 @@ import type { SourceDataset } from '../../../pipeline/ir/dataset.js';
 import { formatOrigin } from '../../../pipeline/ir/origin.js';
 import { HEADERS_COLUMN, reservedFieldOf, stageRecords, type JsonRecord } from './batch-staging.js';
 import { applyDeclaredColumns } from './declared-columns.js';
+import { LearnedColumns } from './learned-columns.js';
 import { DeadLetterSink } from './dead-letter-sink.js';
 import { flowFailureToDeadLetter } from './dead-letters.js';
 import type { FlowContext } from '../flow-context.js';
@@ -34,6 +35,7 @@ export function kafkaInput(context: FlowContext, source: SourceDataset, connecto
   const { flow, session } = context;
   let stream: OffsetStream | undefined;
   let deadLetters: DeadLetterSink | undefined;
+  const learned = new LearnedColumns();
   const deadLetterTable = deadLetterTableOf(context, source);
   const landDeadLetters = async (letters: readonly DeadLetterCandidate[], ranges: readonly PositionRange[]): Promise<void> => {
     deadLetters ??= new DeadLetterSink({ catalog: context.catalog, io: context.catalog.tableIO?.(deadLetterTable) ?? context.io, session, deadLetterTarget: deadLetterTable, tempDir: context.tempDir });
@@ -87,7 +89,7 @@ export function kafkaInput(context: FlowContext, source: SourceDataset, connecto
             if (reserved === undefined) records.push(record);
             else letters.push(flowFailureToDeadLetter({ record, reason: `the value has a field named ${reserved}, a column reserved for the record's coordinates` }));
           }
-          const batch = await stageBatch(context, source, relation, records, read.valueTypes);
+          const batch = await stageBatch(context, source, relation, records, read.valueTypes, learned);
           letters.push(...batch.misfits);
           staged = { records, letters, covered };
           return batch.rows;
@@ -129,6 +131,7 @@ async function stageBatch(
   relation: string,
   records: readonly JsonRecord[],
   valueTypes: ReadonlyMap<string, string> | undefined,
+  learned: LearnedColumns,
 ): Promise<{ rows: number; misfits: DeadLetterCandidate[] }> {
   const { session } = context;
   const table = quoteIdentifier(relation);
@@ -143,8 +146,9 @@ async function stageBatch(
     return { rows: 0, misfits: [] };
   }
   // Fields the writer schemas type (Avro logical types) are read as those types; the others as DuckDB detects them.
-  const columns = valueTypes === undefined ? {} : { columns: valueTypes, readOtherFields: true };
-  await stageRecords({ session, records, table: relation, tempDir: context.tempDir, withHeaders: true, ...columns });
+  const staging = { session, records, table: relation, tempDir: context.tempDir, withHeaders: true };
+  if (valueTypes === undefined) await learned.stage(staging);
+  else await stageRecords({ ...staging, columns: valueTypes, readOtherFields: true });
   if (source.schema === undefined) return { rows: records.length, misfits: [] };
   const misfitRows = await applyDeclaredColumns(session, relation, source.schema);
   const byPosition = new Map(records.map((r) => [`${r.partition}/${r.offset}`, r]));

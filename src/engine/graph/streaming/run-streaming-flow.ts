@@ -242,7 +242,7 @@ function createStage(context: FlowContext, plan: StreamingPlan, prefix: string, 
     // Changes are applied in order: a change the SQL fails on stops the flow rather than being skipped.
     const isolated = context.flow.kind !== 'apply-changes' && plan.inputs.length === 1 && input?.input.positionKind === 'offsets';
     const isolation = isolated ? { input: input.key, reject } : undefined;
-    return new StatelessStage(context.session, context.flow.name, plan.sql, `${prefix}__out`, isolation);
+    return new StatelessStage(context.session, context.flow.name, plan.sql, `${prefix}__out`, isolation, plan.projectionOnly === true);
   }
   return new AggregationStage(context.session, {
     name: `${prefix}__agg`,

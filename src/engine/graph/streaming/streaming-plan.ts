@@ -11,6 +11,7 @@ import { formatOrigin } from '../../../pipeline/ir/origin.js';
 import type { Watermark } from '../../../pipeline/ir/streaming.js';
 import type { Flow } from '../../../pipeline/ir/flow.js';
 import type { FlowContext } from '../flow-context.js';
+import { isProjectionOnly } from './projection-only.js';
 import { aggregationShape, type AggregationShape } from './aggregation-shape.js';
 import { fileStreamInput, type StreamInput } from './input-round.js';
 import { kafkaInput } from './kafka-input.js';
@@ -30,6 +31,8 @@ export interface StreamedInput {
 export interface StreamingPlan {
   readonly sql: string;
   readonly inputs: readonly StreamedInput[];
+  /** A stateless flow whose SQL only picks columns of its stream (projection-only.ts). */
+  readonly projectionOnly?: boolean;
   /** Set for a stateful aggregation over the (single) streamed input. */
   readonly aggregation?: AggregationShape & { readonly watermark?: Watermark };
 }
@@ -71,7 +74,7 @@ export async function planStreamingFlow(context: FlowContext): Promise<Streaming
     if (flow.outputMode !== 'append') {
       throw refused(flow, `output mode ${flow.outputMode} needs an aggregation; a flow without one appends its rows (output_mode: append)`);
     }
-    return { sql, inputs };
+    return { sql, inputs, projectionOnly: inputs.length === 1 && (await isProjectionOnly(context.session, sql)) };
   }
   const [input] = inputs;
   if (input === undefined || inputs.length > 1) throw refused(flow, 'a streaming aggregation reads exactly one STREAM() input');

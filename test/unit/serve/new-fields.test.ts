@@ -1,0 +1,48 @@
+/**
+ * hasFieldsOutside: top-level keys of checked JSON bytes and of parsed values, against the
+ * columns a batch was read with. Keys inside nested values and inside strings do not count.
+ */
+import { describe, expect, it } from 'vitest';
+import { JsonDecoder } from '../../../connectors/kafka/json-decoder.js';
+import { decodeRecords } from '../../../connectors/kafka/decode-records.js';
+import type { JsonRecord } from '../../../src/engine/graph/streaming/batch-staging.js';
+import { hasFieldsOutside } from '../../../src/engine/graph/streaming/new-fields.js';
+import { decodedRecord, rawRecord } from '../kafka/records.js';
+
+const KNOWN = ['id', 'name', 'nested', 'tags'];
+
+const records = (values: string[]): JsonRecord[] =>
+  decodeRecords(new JsonDecoder(), values.map((v, i) => rawRecord(v, { offset: BigInt(i) }))).records as JsonRecord[];
+
+describe('hasFieldsOutside', () => {
+  it('sees no new field when every top-level key is a column', () => {
+    const batch = records([
+      '{"id":1,"name":"a"}',
+      ' { "id" : 2 , "name" : "x\\"y}{" , "tags" : [1,{"z":2}] } ',
+      '{"nested":{"deep":{"other":[{"k":"}"}]}},"id":-1.5e3}',
+      '{}',
+      '{"id":null,"name":true}',
+    ]);
+    expect(batch.every((r) => r.json !== undefined)).toBe(true);
+    expect(hasFieldsOutside(batch, KNOWN)).toBe(false);
+  });
+
+  it('finds a new top-level key in checked bytes, after nested values and strings holding braces and quotes', () => {
+    expect(hasFieldsOutside(records(['{"id":1}', '{"name":"a\\\\","nested":{"x":"}"},"extra":1}']), KNOWN)).toBe(true);
+    expect(hasFieldsOutside(records(['{"id":1,"ñame":2}']), KNOWN)).toBe(true);
+    // The reader matches names exactly: another case is another field.
+    expect(hasFieldsOutside(records(['{"id":1,"NAME":2}']), KNOWN)).toBe(true);
+  });
+
+  it('decodes escaped keys before comparing them', () => {
+    const batch = records(['{"i\\u0064":1}']);
+    expect(hasFieldsOutside(batch, KNOWN)).toBe(false);
+    expect(hasFieldsOutside(records(['{"n\\u0065w":1}']), KNOWN)).toBe(true);
+  });
+
+  it('reads the keys of values that were parsed instead of checked', () => {
+    const parsed = (value: Record<string, unknown>): JsonRecord => decodedRecord(records(['{}'])[0] as JsonRecord, value);
+    expect(hasFieldsOutside([parsed({ id: 1, name: 'a' })], KNOWN)).toBe(false);
+    expect(hasFieldsOutside([parsed({ id: 1, fresh: 'a' })], KNOWN)).toBe(true);
+  });
+});
