@@ -1,8 +1,8 @@
 /**
  * bench/kafka: 1M JSON records (~200 bytes) produced to a 6-partition topic on the test stack's
  * Kafka, then landed by `thund serve` (the built CLI, embedded catalog) into an Iceberg table.
- * Prints records/s (from the service's 'thund serve started' line, logged before its first read, to
- * the commit holding the last record) and
+ * Prints records/s (from the service's first 'partitions assigned' line, when its consumer group
+ * has given it the partitions and its first read starts, to the commit holding the last record) and
  * the service's peak RSS (VmHWM), then the same for Spark Structured Streaming (Kafka source, Iceberg
  * sink, trigger available-now) on the same topic. Needs `npm run build` and the stack env file sourced.
  *
@@ -75,8 +75,8 @@ const cpuByThread = (): Map<string, number> => {
   return byName;
 };
 // Readiness means the first trigger is done, which here is most of the work: timing starts at
-// the line the service logs once it is set up, before its first read.
-await waitForLog(serve, 'thund serve started', 60_000);
+// the line the service logs once its group has assigned it the partitions, before its first read.
+await waitForLog(serve, 'partitions assigned', 60_000);
 const cpuAtStart = cpuSeconds();
 const threadsAtStart = cpuByThread();
 const startedAt = performance.now();

@@ -216,7 +216,7 @@ export class KafkaOffsetStream implements OffsetStream {
       // Records and dead letters come apart: parked in offset order, as a partition's reads must hand them out.
       const items: Item[] = [...polled.records.map((record) => ({ kind: 'record' as const, record })), ...polled.deadLetters.map((letter) => ({ kind: 'dead' as const, letter }))];
       items.sort((a, b) => compareOffsets(offsetOf(a), offsetOf(b)));
-      for (const item of items) this.park(item);
+      this.parkAll(items);
       for (const range of polled.ranges) {
         const cursor = this.cursors.get(topicPartitionKey(range));
         if (cursor !== undefined && range.nextOffset > cursor.delivered) cursor.delivered = range.nextOffset;
@@ -238,12 +238,20 @@ export class KafkaOffsetStream implements OffsetStream {
     await source?.close();
   }
 
-  /** Keeps a fetched item for its partition, unless it lies below what was already returned. */
-  private park(item: Item): void {
-    const tp = item.kind === 'record' ? item.record : item.letter;
-    const cursor = this.cursors.get(topicPartitionKey(tp));
-    if (cursor === undefined || offsetOf(item) < cursor.handed) return;
-    cursor.pending.push(item);
+  /**
+   * Keeps each fetched item for its partition, unless it lies below what was already returned.
+   * Items come in runs of one partition: its cursor is looked up once per run, not per record.
+   */
+  private parkAll(items: readonly Item[]): void {
+    let run: { topic: string; partition: number; cursor: Cursor | undefined } | undefined;
+    for (const item of items) {
+      const tp = item.kind === 'record' ? item.record : item.letter;
+      if (run === undefined || run.partition !== tp.partition || run.topic !== tp.topic) {
+        run = { topic: tp.topic, partition: tp.partition, cursor: this.cursors.get(topicPartitionKey(tp)) };
+      }
+      const { cursor } = run;
+      if (cursor !== undefined && offsetOf(item) >= cursor.handed) cursor.pending.push(item);
+    }
   }
 
   private async opened(wanted: readonly PositionRange[]): Promise<KafkaSource<Record<string, unknown>>> {

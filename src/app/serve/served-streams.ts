@@ -53,7 +53,12 @@ export class ServedStreams implements OffsetStreamConnector {
           if (found === undefined) counted.set(id, (found = { records: 0, deadLetters: 0 }));
           return found;
         };
-        for (const record of read.records) countOf(record).records += 1;
+        // Records come in runs of one partition: the key is built once per run, not per record.
+        let run: { topic: string; partition: number; counts: { records: number } } | undefined;
+        for (const record of read.records) {
+          if (run === undefined || run.partition !== record.partition || run.topic !== record.topic) run = { topic: record.topic, partition: record.partition, counts: countOf(record) };
+          run.counts.records += 1;
+        }
         for (const letter of read.deadLetters) countOf(letter).deadLetters += 1;
         for (const p of read.reached) {
           const known = progressOf(p);

@@ -123,7 +123,10 @@ export function stagedLines(records: readonly JsonRecord[], withHeaders = false)
       out.all(key);
       out.byte(QUOTE);
     } else out.text(JSON.stringify(key.toString('utf8')));
-    if (withHeaders) out.text(headersField(record));
+    if (withHeaders) {
+      if (record.headers.length === 0) out.all(NO_HEADERS_FIELD);
+      else out.text(headersField(record));
+    }
     // The whole value goes in after the head, its opening brace turned into the comma that joins
     // the two (or a blank when the object is empty): one native copy per record.
     const brace = openingBrace(json);
@@ -138,6 +141,7 @@ const MAX_SAFE_OFFSET = BigInt(Number.MAX_SAFE_INTEGER);
 const OFFSET_FIELD = Buffer.from(',"_kafka_offset":');
 const TIMESTAMP_FIELD = Buffer.from(',"_kafka_timestamp":');
 const KEY_FIELD = Buffer.from(',"_kafka_key":');
+const NO_HEADERS_FIELD = Buffer.from(`,"${HEADERS_COLUMN}":[]`);
 const NULL_TEXT = Buffer.from('null');
 const QUOTE = 0x22;
 
