@@ -39,6 +39,27 @@ export class DuckDbSession {
     return reader.getRowObjectsJson() as Row[];
   }
 
+  /** The first column of a query of non-null BIGINTs, in result order, without a JS value per row. */
+  async queryBigInts(sql: string): Promise<BigInt64Array> {
+    const result = await this.connection.run(sql);
+    const parts: BigInt64Array[] = [];
+    let total = 0;
+    for (let chunk = await result.fetchChunk(); chunk !== null && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
+      const vector = chunk.getColumnVector(0);
+      const part = new BigInt64Array(chunk.rowCount);
+      for (let i = 0; i < part.length; i += 1) part[i] = vector.getItem(i) as bigint;
+      parts.push(part);
+      total += part.length;
+    }
+    const out = new BigInt64Array(total);
+    let offset = 0;
+    for (const part of parts) {
+      out.set(part, offset);
+      offset += part.length;
+    }
+    return out;
+  }
+
   close(): void {
     this.connection.closeSync();
     this.instance.closeSync();

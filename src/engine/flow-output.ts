@@ -4,11 +4,12 @@
  * the Parquet writer.
  */
 import { FlowError, InvalidInputError, ThundError } from '../errors.js';
-import { duckDbTypeToIceberg, icebergToDuckDbType } from '../iceberg/duckdb-types.js';
-import type { ColumnProjection, UnassignedField } from '../iceberg/schema.js';
+import { fieldDefaultText } from '../iceberg/default-values.js';
+import { castToColumnSql, duckDbTypeToIceberg, icebergToDuckDbType } from '../iceberg/duckdb-types.js';
+import type { ColumnProjection, UnassignedField, UnassignedType } from '../iceberg/schema.js';
 import type { EvolvedColumn } from '../iceberg/schema-evolution.js';
-import type { NestedField } from '../iceberg/types.js';
-import { duckDbMessage, quoteIdentifier, type DuckDbSession } from '../duckdb/session.js';
+import type { IcebergType, NestedField } from '../iceberg/types.js';
+import { duckDbMessage, quoteIdentifier, quoteLiteral, type DuckDbSession } from '../duckdb/session.js';
 import { queryBody } from '../pipeline/query-body.js';
 
 export interface FlowOutput {
@@ -48,18 +49,27 @@ export async function describeFlow(session: DuckDbSession, flowName: string, flo
 
 /** SELECT over the flow that yields exactly the table's columns, in order, with the table's types. */
 export function projectOntoTable(output: FlowOutput, projection: readonly ColumnProjection[]): string {
-  const columns = projection.map(({ tableField, sourceName }) => castColumn(quoteIdentifier(sourceName), tableField));
+  const columns = projection.map(({ tableField, sourceName }) => castColumn(quoteIdentifier(sourceName), tableField, sourceType(output, sourceName)));
   return `SELECT ${columns.join(', ')} FROM (${output.sql})`;
 }
 
 /**
  * SELECT over the flow yielding exactly the evolved table's columns: each fed column cast to its
  * table type (DuckDB casts structs by name, so nested fields the output lacks become nulls and
- * reordered ones land in place), each absent column a typed NULL.
+ * reordered ones land in place), each absent column its write-default (v3) or a typed NULL.
  */
 export function projectEvolved(output: FlowOutput, columns: readonly EvolvedColumn[]): string {
-  const select = columns.map(({ field, sourceName }) => castColumn(sourceName === undefined ? 'NULL' : quoteIdentifier(sourceName), field));
+  const select = columns.map(({ field, sourceName }) =>
+    sourceName === undefined ? absentColumn(field) : castColumn(quoteIdentifier(sourceName), field, sourceType(output, sourceName)),
+  );
   return `SELECT ${select.join(', ')} FROM (${output.sql})`;
+}
+
+/** A table column the output does not feed: its v3 write-default, else NULL. */
+function absentColumn(field: NestedField): string {
+  const text = fieldDefaultText(field, 'write');
+  if (text === undefined) return castColumn('NULL', field);
+  return castColumn(`CAST(${quoteLiteral(text)} AS ${icebergToDuckDbType(field.type, field.name)})`, field, field.type);
 }
 
 /** SELECT for a table created from this flow: every column cast to its Iceberg-mapped type. */
@@ -68,6 +78,11 @@ export function projectNewTable(output: FlowOutput, fields: readonly NestedField
   return `SELECT ${columns.join(', ')} FROM (${output.sql})`;
 }
 
-function castColumn(source: string, field: NestedField): string {
-  return `CAST(${source} AS ${icebergToDuckDbType(field.type)}) AS ${quoteIdentifier(field.name)}`;
+function castColumn(source: string, field: NestedField, from?: UnassignedType | IcebergType): string {
+  return `${castToColumnSql(source, field.type, field.name, from)} AS ${quoteIdentifier(field.name)}`;
+}
+
+/** The Iceberg type of the output column named `name` (exactly as the projection matched it). */
+function sourceType(output: FlowOutput, name: string): UnassignedType | undefined {
+  return output.fields.find((f) => f.name === name)?.type;
 }

@@ -198,7 +198,7 @@ async function resolveTarget(request: FlowRunRequest, output: FlowOutput): Promi
     const mode = autoEvolve(request, existing);
     if (mode === 'false') {
       const query = projectOntoTable(output, projectionOnto(request, existing, output));
-      return withPartitioning(request, { metadata: existing, io, create: false, query, schema: currentSchema(existing), spec: defaultSpec(existing) });
+      return withPartitioning(request, withFormatUpgrade(request, { metadata: existing, io, create: false, query, schema: currentSchema(existing), spec: defaultSpec(existing) }));
     }
     const tableColumns = new Set(currentSchema(existing).fields.map((f) => f.name.toLowerCase()));
     const kept = mode === 'ignore-new' ? { ...output, fields: output.fields.filter((f) => tableColumns.has(f.name.toLowerCase())) } : output;
@@ -207,7 +207,7 @@ async function resolveTarget(request: FlowRunRequest, output: FlowOutput): Promi
     const query = projectEvolved(output, evolution.columns);
     const layoutChange = update.updates.length === 0 ? undefined : { updates: update.updates, requirements: update.requirements };
     const target: Target = { metadata: existing, io, create: false, query, schema: update.schema, spec: defaultSpec(existing), evolution };
-    return withPartitioning(request, layoutChange === undefined ? target : { ...target, layoutChange });
+    return withPartitioning(request, withFormatUpgrade(request, layoutChange === undefined ? target : { ...target, layoutChange }));
   }
   const { fields } = assignFreshIds(output.fields);
   const create = { schema: { schemaId: 0, identifierFieldIds: [], fields }, properties: request.tableProperties };
@@ -220,6 +220,29 @@ async function resolveTarget(request: FlowRunRequest, output: FlowOutput): Promi
   // The staged table's FileIO: the stage-create answer may have vended credentials for its files.
   const io = request.catalog.tableIO?.(request.target) ?? request.io;
   return { metadata, io, create: true, query: projectNewTable(output, schema.fields), schema, spec: defaultSpec(metadata) };
+}
+
+/**
+ * Upgrades an existing table to the `format-version` the pipeline's table properties ask for, in
+ * the run's commit (as Spark's ALTER TABLE … SET TBLPROPERTIES does); a lower version than the
+ * table's is refused, since a format version never goes down.
+ */
+function withFormatUpgrade(request: FlowRunRequest, target: Target): Target {
+  const wanted = request.tableProperties['format-version'];
+  if (wanted === undefined) return target;
+  const version = Number(wanted);
+  const current = target.metadata.formatVersion;
+  if (!Number.isInteger(version) || version < 1 || version > 3) {
+    throw new InvalidInputError(`Table ${formatIdentifier(request.target)}: property format-version must be 1, 2 or 3, got "${wanted}"`, { context: { table: formatIdentifier(request.target), field: 'format-version' } });
+  }
+  if (version === current) return target;
+  if (version < current) {
+    throw new InvalidInputError(`Table ${formatIdentifier(request.target)} is format v${current}; the pipeline asks for format-version ${version}, and a table's format version never goes down`, {
+      context: { table: formatIdentifier(request.target), field: 'format-version' },
+    });
+  }
+  const upgrade = { action: 'upgrade-format-version' as const, formatVersion: version as 2 | 3 };
+  return { ...target, layoutChange: { updates: [upgrade, ...(target.layoutChange?.updates ?? [])], requirements: [...(target.layoutChange?.requirements ?? [])] } };
 }
 
 /**

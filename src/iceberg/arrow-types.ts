@@ -149,6 +149,9 @@ export function icebergToArrowType(t: IcebergType | UnassignedType): DataType {
       return new Map_(new Field('entries', new Struct<{ key: DataType; value: DataType }>(entryFields), false));
     }
     case 'unknown':
-      throw new IcebergFormatError('Iceberg type unknown has no Arrow type', { context: { type: t.kind } });
+    case 'variant':
+    case 'geometry':
+    case 'geography':
+      throw new IcebergFormatError(`Iceberg type ${t.kind} has no Arrow type in Thund`, { context: { type: t.kind } });
   }
 }

@@ -47,6 +47,11 @@ export interface DataFile {
   readonly contentSizeInBytes?: bigint;
 }
 
+/** A v3 deletion vector: position deletes of one data file, as a blob in a Puffin file. */
+export function isDeletionVector(file: DataFile): boolean {
+  return file.content === DataFileContent.PositionDeletes && file.fileFormat === 'PUFFIN';
+}
+
 export interface ManifestEntry {
   readonly status: ManifestEntryStatus;
   /** null = inherited from the manifest's added_snapshot_id. */

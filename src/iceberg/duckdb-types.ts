@@ -4,8 +4,8 @@
  * Parquet schema element.
  */
 import { IcebergFormatError, InvalidInputError } from '../errors.js';
-import { allFields, type UnassignedField, type UnassignedType } from './schema.js';
-import { isPrimitive, type IcebergType, type NestedField, type Schema } from './types.js';
+import { allFields, typeText, type UnassignedField, type UnassignedType } from './schema.js';
+import { isPrimitive, UNSUPPORTED_VALUE_KINDS, type IcebergType, type NestedField, type Schema } from './types.js';
 
 /** A parsed DuckDB type. */
 export type DuckDbTypeNode =
@@ -307,8 +307,18 @@ export function columnPathIndex(schema: Pick<Schema, 'fields'>): Map<string, num
   return index;
 }
 
-/** The DuckDB type to CAST to before writing a column of Iceberg type `t`. */
-export function icebergToDuckDbType(t: IcebergType | UnassignedType): string {
+/**
+ * The DuckDB type of a column of Iceberg type `t`: what a column is CAST to before it is written,
+ * and what reads give. Choices where DuckDB has no exact type:
+ * - timestamptz_ns → TIMESTAMP_NS holding the UTC wall clock (DuckDB has no nanosecond
+ *   TIMESTAMPTZ; its TIMESTAMP WITH TIME ZONE would cut to µs). Files get the Parquet UTC flag
+ *   (parquet-utc-nanos.ts); castToColumnSql converts a TIMESTAMPTZ source to UTC first.
+ * - unknown → "NULL" (always null; never written: withoutUnknownColumns). Struct members of type
+ *   unknown are left out of the STRUCT.
+ * - fixed → BLOB.
+ * variant, geometry and geography are refused (IcebergFormatError naming `column` when given).
+ */
+export function icebergToDuckDbType(t: IcebergType | UnassignedType, column?: string): string {
   switch (t.kind) {
     case 'boolean':
       return 'BOOLEAN';
@@ -331,6 +341,7 @@ export function icebergToDuckDbType(t: IcebergType | UnassignedType): string {
     case 'timestamptz':
       return 'TIMESTAMP WITH TIME ZONE';
     case 'timestamp_ns':
+    case 'timestamptz_ns':
       return 'TIMESTAMP_NS';
     case 'string':
       return 'VARCHAR';
@@ -340,21 +351,88 @@ export function icebergToDuckDbType(t: IcebergType | UnassignedType): string {
     case 'fixed':
       // DuckDB has no fixed-length binary; the Parquet column is BYTE_ARRAY.
       return 'BLOB';
-    case 'struct':
-      return `STRUCT(${t.fields.map((f) => `${quoteIdentifier(f.name)} ${icebergToDuckDbType(f.type)}`).join(', ')})`;
-    case 'list':
-      return `${icebergToDuckDbType(t.element)}[]`;
-    case 'map':
-      return `MAP(${icebergToDuckDbType(t.key)}, ${icebergToDuckDbType(t.value)})`;
-    case 'timestamptz_ns':
-      throw new IcebergFormatError('DuckDB has no nanosecond timestamp with time zone; cannot write timestamptz_ns', {
-        context: { type: t.kind },
-      });
     case 'unknown':
-      throw new IcebergFormatError('columns of type unknown are never written to data files', {
-        context: { type: t.kind },
-      });
+      return '"NULL"';
+    case 'struct': {
+      const members = (t.fields as readonly (NestedField | UnassignedField)[])
+        .filter((f) => f.type.kind !== 'unknown')
+        .map((f) => `${quoteIdentifier(f.name)} ${icebergToDuckDbType(f.type, column === undefined ? undefined : `${column}.${f.name}`)}`);
+      // DuckDB has no empty STRUCT: a struct of unknown members only keeps one null member.
+      return `STRUCT(${members.length === 0 ? '"__thund_unknown" "NULL"' : members.join(', ')})`;
+    }
+    case 'list':
+      return `${icebergToDuckDbType(t.element, column === undefined ? undefined : `${column}.element`)}[]`;
+    case 'map':
+      return `MAP(${icebergToDuckDbType(t.key, column === undefined ? undefined : `${column}.key`)}, ${icebergToDuckDbType(t.value, column === undefined ? undefined : `${column}.value`)})`;
+    case 'variant':
+    case 'geometry':
+    case 'geography':
+      throw unsupportedValues(t, column);
   }
+}
+
+/** The refusal of a variant, geometry or geography column: Thund keeps such types in metadata only. */
+export function unsupportedValues(t: IcebergType | UnassignedType, column: string | undefined): IcebergFormatError {
+  const type = typeText(t);
+  const subject = column === undefined ? `A column of type ${type}` : `Column "${column}" has type ${type}, which`;
+  return new IcebergFormatError(`${subject} cannot be read or written by Thund yet (Iceberg v3 ${t.kind} values are not supported)`, {
+    context: { ...(column === undefined ? {} : { column }), type },
+  });
+}
+
+/** Refuses a schema holding a variant, geometry or geography column (at any depth), naming the first. */
+export function checkValuesSupported(schema: { readonly fields: readonly NestedField[] }): void {
+  for (const { field, path } of allFields(schema)) {
+    if (UNSUPPORTED_VALUE_KINDS.has(field.type.kind)) throw unsupportedValues(field.type, path.join('.'));
+  }
+}
+
+/**
+ * The query without its top-level columns of type unknown: the spec leaves them out of data
+ * files (they are always null). `query` yields the schema's top-level fields by name.
+ */
+export function withoutUnknownColumns(schema: { readonly fields: readonly NestedField[] }, query: string): string {
+  const unknown = schema.fields.filter((f) => f.type.kind === 'unknown');
+  if (unknown.length === 0) return query;
+  if (unknown.length === schema.fields.length) {
+    throw new IcebergFormatError('Cannot write a data file whose columns are all of type unknown', { context: { columns: unknown.length } });
+  }
+  return `SELECT * EXCLUDE (${unknown.map((f) => quoteIdentifier(f.name)).join(', ')}) FROM (${query})`;
+}
+
+/**
+ * The nanosecond timestamps Thund writes through DuckDB: TIMESTAMP_NS holds int64 nanoseconds,
+ * but DuckDB cannot print (so RETURN_STATS fails on) values before 1677-09-22, and reads the
+ * largest int64 as infinity. The bounds as µs TIMESTAMPs (for µs and text sources) and as
+ * TIMESTAMP_NS (for ns sources).
+ */
+const NANOS_LOW = '1677-09-22 00:00:00';
+const NANOS_HIGH_MICROS = '2262-04-11 23:47:16.854775';
+const NANOS_HIGH = '2262-04-11 23:47:16.854775806';
+
+/**
+ * SQL casting `source` to the DuckDB form of a column of type `type` named `column`, for writing.
+ * `from` is the source's own type when known. Nanosecond timestamps: a TIMESTAMPTZ source of a
+ * timestamptz_ns column is taken at UTC (not the session time zone), and a value outside
+ * NANOS_LOW … NANOS_HIGH fails naming the column, where DuckDB's own cast error would not.
+ */
+export function castToColumnSql(source: string, type: IcebergType, column: string, from?: IcebergType | UnassignedType): string {
+  const duckType = icebergToDuckDbType(type, column);
+  if (type.kind !== 'timestamp_ns' && type.kind !== 'timestamptz_ns') return `CAST(${source} AS ${duckType})`;
+  const nanos = from?.kind === 'timestamp_ns' || from?.kind === 'timestamptz_ns';
+  const value = type.kind === 'timestamptz_ns' && from?.kind === 'timestamptz' ? `timezone('UTC', ${source})` : `(${source})`;
+  const inRange = nanos
+    ? `${value} BETWEEN TIMESTAMP_NS '${NANOS_LOW}' AND TIMESTAMP_NS '${NANOS_HIGH}'`
+    : `CAST(${value} AS TIMESTAMP) BETWEEN TIMESTAMP '${NANOS_LOW}' AND TIMESTAMP '${NANOS_HIGH_MICROS}'`;
+  const message = `column ${quoteIdentifier(column)} is of type ${type.kind}, whose values Thund writes from ${NANOS_LOW} to ${NANOS_HIGH}${type.kind === 'timestamptz_ns' ? ' UTC' : ''}, got `;
+  return (
+    `CASE WHEN ${value} IS NULL THEN NULL WHEN ${inRange} THEN CAST(${value} AS TIMESTAMP_NS)` +
+    ` ELSE error(${quoteSqlText(message)} || CAST(CAST(${value} AS TIMESTAMP) AS VARCHAR)) END`
+  );
+}
+
+function quoteSqlText(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
 }
 
 function idsForType(t: IcebergType): string | undefined {
@@ -385,5 +463,6 @@ function fieldEntry(name: string, id: number, type: IcebergType): string {
  * Columns of type unknown are skipped (they are never written).
  */
 export function fieldIdsClause(schema: { readonly fields: readonly NestedField[] }): string {
+  checkValuesSupported(schema);
   return `FIELD_IDS {${idsForType({ kind: 'struct', fields: schema.fields })}}`;
 }

@@ -7,7 +7,7 @@
 import { checkNoMetadataColumnNames } from './metadata-columns.js';
 import { randomUUID } from 'node:crypto';
 import { CommitConflictError, IcebergFormatError } from '../errors.js';
-import { findField, highestFieldId } from './schema.js';
+import { findField, formatVersionProblems, highestFieldId } from './schema.js';
 import { currentSchema, defaultSortOrder, defaultSpec } from './snapshot-ancestry.js';
 import type {
   FormatVersion,
@@ -65,6 +65,7 @@ export function newTableMetadata(args: NewTableArgs): TableMetadata {
   const sortFields = args.sortOrder?.fields ?? [];
   const sortOrder: SortOrder = { orderId: sortFields.length === 0 ? 0 : 1, fields: sortFields };
   checkSourceIds(schema, spec, sortOrder, (detail) => new IcebergFormatError(`Cannot create table: ${detail}`));
+  checkFormatVersion(schema, formatVersion, [], (detail) => new IcebergFormatError(`Cannot create table: ${detail}`));
   return {
     formatVersion,
     tableUuid: (args.tableUuid ?? randomUUID()).toLowerCase(),
@@ -269,6 +270,7 @@ class Draft {
       this.lastAddedSchemaId = same.schemaId;
       return;
     }
+    checkFormatVersion(schema, this.m.formatVersion, this.schemas, (detail) => this.invalid(detail));
     const schemaId = this.schemas.length === 0 ? 0 : Math.max(...this.schemas.map((s) => s.schemaId)) + 1;
     this.schemas.push({ ...schema, schemaId });
     this.m.lastColumnId = Math.max(this.m.lastColumnId, highestFieldId(schema));
@@ -416,6 +418,11 @@ function formatVersionProperty(value: string | undefined): FormatVersion | undef
   throw new IcebergFormatError(`Cannot create table: property format-version must be 1, 2 or 3, got "${value}"`, {
     context: { field: 'format-version' },
   });
+}
+
+function checkFormatVersion(schema: Schema, formatVersion: number, existing: readonly Schema[], fail: (detail: string) => Error): void {
+  const problems = formatVersionProblems(schema, formatVersion, existing);
+  if (problems.length > 0) throw fail(problems.join('; '));
 }
 
 function checkSourceIds(

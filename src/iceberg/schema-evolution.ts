@@ -3,13 +3,15 @@
  * (matched by name, exact first, else one case-insensitive match), the evolved fields. Allowed:
  * new columns (always optional, top level or inside structs, lists and map values, appended at
  * the end of their struct with fresh ids from last-column-id), type widening int→long,
- * float→double and decimal(P,S)→decimal(P',S) with P' > P, and optional table columns the
- * writer leaves out (written as nulls). Everything else is one SchemaMismatchError listing every
+ * float→double and decimal(P,S)→decimal(P',S) with P' > P, optional table columns the
+ * writer leaves out (written as nulls), and top-level columns with a v3 write-default the writer
+ * leaves out, required or not (written with their default). Everything else is one SchemaMismatchError listing every
  * problem; its context names the table and the first column path, from-type and to-type.
  * Field ids, names and identifier-field-ids of existing columns never change here.
  */
 import { SchemaMismatchError } from '../errors.js';
-import { assignFreshIds, typeText, type UnassignedField, type UnassignedType } from './schema.js';
+import { hasDefault } from './default-values.js';
+import { assignFreshIds, nanosTakes, typeText, type UnassignedField, type UnassignedType } from './schema.js';
 import type { IcebergType, NestedField, PrimitiveType } from './types.js';
 import { isPrimitive } from './types.js';
 
@@ -76,6 +78,7 @@ function comparePrimitives(table: PrimitiveType, incoming: PrimitiveType): 'same
   if (table.kind === incoming.kind) return 'same';
   if (table.kind === 'long' && incoming.kind === 'int') return 'cast';
   if (table.kind === 'double' && incoming.kind === 'float') return 'cast';
+  if (nanosTakes(table, incoming)) return 'cast';
   if (table.kind === 'int' && incoming.kind === 'long') return 'widen';
   if (table.kind === 'float' && incoming.kind === 'double') return 'widen';
   return 'no';
@@ -110,8 +113,12 @@ class Evolver {
       const fieldPath = [...path, field.name];
       const index = matchByName(incoming, field.name, used);
       if (index < 0) {
-        if (field.required) this.problem(fieldPath, typeText(field.type), 'absent', 'is required in the table but missing from the output');
-        else this.absent.push(fieldPath.join('.'));
+        const writeDefault = hasDefault(field, 'write');
+        if (writeDefault && path.length > 0) {
+          this.problem(fieldPath, typeText(field.type), 'absent', 'has a write-default inside a struct, which Thund cannot apply yet, and is missing from the output');
+        } else if (field.required && !writeDefault) {
+          this.problem(fieldPath, typeText(field.type), 'absent', 'is required in the table but missing from the output');
+        } else if (!writeDefault) this.absent.push(fieldPath.join('.'));
         fields.push(field);
         sources.push(undefined);
         continue;

@@ -5,7 +5,7 @@
  */
 import { SchemaMismatchError } from '../errors.js';
 import type { IcebergType, NestedField, PrimitiveType, Schema } from './types.js';
-import { isPrimitive } from './types.js';
+import { isPrimitive, V3_TYPE_KINDS } from './types.js';
 
 /** A type whose nested children carry no ids yet (from DuckDB or Arrow, before table creation). */
 export type UnassignedType =
@@ -151,9 +151,24 @@ export function typeText(t: IcebergType | UnassignedType): string {
       return `list<${typeText(t.element)}>`;
     case 'map':
       return `map<${typeText(t.key)}, ${typeText(t.value)}>`;
+    case 'geometry':
+      return t.crs === undefined ? 'geometry' : `geometry(${t.crs})`;
+    case 'geography':
+      return t.algorithm !== undefined ? `geography(${t.crs ?? 'OGC:CRS84'}, ${t.algorithm})` : t.crs === undefined ? 'geography' : `geography(${t.crs})`;
     default:
       return t.kind;
   }
+}
+
+/**
+ * Whether a nanosecond timestamp column takes an incoming type by a cast: timestamp_ns takes µs
+ * timestamps; timestamptz_ns takes µs timestamptz and timestamp_ns (DuckDB's TIMESTAMP_NS, the
+ * form timestamptz_ns has in DuckDB, read as UTC). Values outside the ns range fail when written.
+ */
+export function nanosTakes(table: PrimitiveType, incoming: PrimitiveType): boolean {
+  if (table.kind === 'timestamp_ns') return incoming.kind === 'timestamp';
+  if (table.kind === 'timestamptz_ns') return incoming.kind === 'timestamptz' || incoming.kind === 'timestamp_ns';
+  return false;
 }
 
 function primitiveWritable(table: PrimitiveType, incoming: PrimitiveType): 'same' | 'promote' | 'no' {
@@ -166,6 +181,7 @@ function primitiveWritable(table: PrimitiveType, incoming: PrimitiveType): 'same
   if (table.kind === incoming.kind) return 'same';
   if (table.kind === 'long' && incoming.kind === 'int') return 'promote';
   if (table.kind === 'double' && incoming.kind === 'float') return 'promote';
+  if (nanosTakes(table, incoming)) return 'promote';
   return 'no';
 }
 
@@ -264,4 +280,38 @@ export function checkWriteCompatible(
     });
   }
   return projection;
+}
+
+/**
+ * What keeps `schema` out of a table of `formatVersion` (Java's Schema.checkCompatibility): the
+ * v3 types (timestamp_ns, timestamptz_ns, unknown, variant, geometry, geography) before v3, a
+ * non-null initial-default before v3 (unless `existing` schemas of the table already hold that
+ * field with that default: tables written so by other tools stay evolvable), and a required
+ * column of type unknown (always optional). Empty when none.
+ */
+export function formatVersionProblems(
+  schema: Pick<Schema, 'fields'>,
+  formatVersion: number,
+  existing: readonly Pick<Schema, 'fields'>[] = [],
+): string[] {
+  const problems: string[] = [];
+  const known = new Map<number, unknown>();
+  for (const s of existing) for (const { field } of allFields(s)) if (field.initialDefault !== undefined) known.set(field.id, field.initialDefault);
+  for (const { field, path } of allFields(schema)) {
+    const name = path.join('.');
+    if (formatVersion < 3 && V3_TYPE_KINDS.has(field.type.kind)) {
+      problems.push(`Invalid type for ${name}: ${typeText(field.type)} is not supported until v3 (create the table with format-version 3)`);
+    }
+    if (field.type.kind === 'unknown' && field.required) problems.push(`Invalid type for ${name}: unknown columns must be optional`);
+    const initial = field.initialDefault;
+    if (formatVersion < 3 && initial !== undefined && initial !== null && !sameDefault(known.get(field.id), initial)) {
+      problems.push(`Invalid initial default for ${name}: non-null default is not supported until v3`);
+    }
+  }
+  return problems;
+}
+
+function sameDefault(a: unknown, b: unknown): boolean {
+  const text = (v: unknown): string => JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? `${x}n` : x));
+  return a !== undefined && text(a) === text(b);
 }

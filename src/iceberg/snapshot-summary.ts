@@ -12,6 +12,8 @@ export interface SummaryCounts {
   readonly deleteFiles: bigint;
   readonly positionDeleteFiles: bigint;
   readonly equalityDeleteFiles: bigint;
+  /** v3 deletion vectors: counted in deleteFiles and positionDeletes, not in positionDeleteFiles (as Java). */
+  readonly deletionVectors: bigint;
   readonly records: bigint;
   readonly filesSize: bigint;
   readonly positionDeletes: bigint;
@@ -34,6 +36,7 @@ export const ZERO_COUNTS: SummaryCounts = {
   deleteFiles: 0n,
   positionDeleteFiles: 0n,
   equalityDeleteFiles: 0n,
+  deletionVectors: 0n,
   records: 0n,
   filesSize: 0n,
   positionDeletes: 0n,
@@ -47,6 +50,7 @@ const ADDED_KEYS: Readonly<Record<Counter, string>> = {
   deleteFiles: 'added-delete-files',
   positionDeleteFiles: 'added-position-delete-files',
   equalityDeleteFiles: 'added-equality-delete-files',
+  deletionVectors: 'added-dvs',
   records: 'added-records',
   filesSize: 'added-files-size',
   positionDeletes: 'added-position-deletes',
@@ -58,6 +62,7 @@ const REMOVED_KEYS: Readonly<Record<Counter, string>> = {
   deleteFiles: 'removed-delete-files',
   positionDeleteFiles: 'removed-position-delete-files',
   equalityDeleteFiles: 'removed-equality-delete-files',
+  deletionVectors: 'removed-dvs',
   records: 'deleted-records',
   filesSize: 'removed-files-size',
   positionDeletes: 'removed-position-deletes',

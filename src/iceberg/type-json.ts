@@ -3,6 +3,7 @@
  * Integers may arrive as bigint from a BigInt-safe JSON parser; both forms are accepted.
  */
 import { IcebergFormatError } from '../errors.js';
+import { parseDefaultValue } from './default-values.js';
 import type {
   IcebergType,
   ListType,
@@ -30,10 +31,15 @@ const SIMPLE_KINDS: ReadonlySet<string> = new Set<PrimitiveKind>([
   'uuid',
   'binary',
   'unknown',
+  'variant',
 ]);
 
 const DECIMAL_RE = /^decimal\(\s*(\d+)\s*,\s*(\d+)\s*\)$/;
 const FIXED_RE = /^fixed\[\s*(\d+)\s*\]$/;
+// Java's patterns (Types.java): the parameters are optional, the names case-insensitive.
+const GEOMETRY_RE = /^geometry\s*(?:\(\s*([^)]*?)\s*\))?$/i;
+const GEOGRAPHY_RE = /^geography\s*(?:\(\s*([^,]*?)\s*(?:,\s*(\w*)\s*)?\))?$/i;
+const GEOGRAPHY_ALGORITHMS: ReadonlySet<string> = new Set(['spherical', 'vincenty', 'thomas', 'andoyer', 'karney']);
 
 function fail(path: string, message: string): never {
   throw new IcebergFormatError(`${message} at ${path}`, { context: { path } });
@@ -90,6 +96,24 @@ function parsePrimitive(text: string, path: string): PrimitiveType {
     if (length < 1) fail(path, `fixed length must be positive, got ${length}`);
     return { kind: 'fixed', length };
   }
+  const geometry = GEOMETRY_RE.exec(text);
+  if (geometry) {
+    const crs = geometry[1];
+    return crs === undefined || crs === '' ? { kind: 'geometry' } : { kind: 'geometry', crs };
+  }
+  const geography = GEOGRAPHY_RE.exec(text);
+  if (geography) {
+    const crs = geography[1];
+    const algorithm = geography[2]?.toLowerCase();
+    if (algorithm !== undefined && algorithm !== '' && !GEOGRAPHY_ALGORITHMS.has(algorithm)) {
+      fail(path, `unknown edge-interpolation algorithm "${geography[2]}" in "${text}" (known: ${[...GEOGRAPHY_ALGORITHMS].join(', ')})`);
+    }
+    return {
+      kind: 'geography',
+      ...(crs === undefined || crs === '' ? {} : { crs }),
+      ...(algorithm === undefined || algorithm === '' ? {} : { algorithm }),
+    };
+  }
   return fail(path, `unsupported Iceberg type "${text}"`);
 }
 
@@ -102,8 +126,15 @@ function parseField(json: unknown, path: string): NestedField {
   const type = parseType(json['type'], `${fieldPath}.type`);
   const field: { -readonly [K in keyof NestedField]: NestedField[K] } = { id, name, required, type };
   if (json['doc'] !== undefined) field.doc = readString(json, 'doc', fieldPath);
-  if (json['initial-default'] !== undefined) field.initialDefault = json['initial-default'];
-  if (json['write-default'] !== undefined) field.writeDefault = json['write-default'];
+  // Kept in their JSON form (written back as read); checked against the type here.
+  if (json['initial-default'] !== undefined) {
+    parseDefaultValue(type, json['initial-default'], `${fieldPath}.initial-default`);
+    field.initialDefault = json['initial-default'];
+  }
+  if (json['write-default'] !== undefined) {
+    parseDefaultValue(type, json['write-default'], `${fieldPath}.write-default`);
+    field.writeDefault = json['write-default'];
+  }
   return field;
 }
 
@@ -155,6 +186,11 @@ function primitiveToJson(t: PrimitiveType): string {
     return `decimal(${d.precision}, ${d.scale})`;
   }
   if (t.kind === 'fixed') return `fixed[${(t as { length: number }).length}]`;
+  if (t.kind === 'geometry') return t.crs === undefined ? 'geometry' : `geometry(${t.crs})`;
+  if (t.kind === 'geography') {
+    if (t.algorithm !== undefined) return `geography(${t.crs ?? 'OGC:CRS84'}, ${t.algorithm})`;
+    return t.crs === undefined ? 'geography' : `geography(${t.crs})`;
+  }
   return t.kind;
 }
 

@@ -17,7 +17,8 @@ export type PrimitiveKind =
   | 'string'
   | 'uuid'
   | 'binary'
-  | 'unknown';
+  | 'unknown'
+  | 'variant';
 
 export interface SimplePrimitiveType {
   readonly kind: PrimitiveKind;
@@ -34,7 +35,24 @@ export interface FixedType {
   readonly length: number;
 }
 
-export type PrimitiveType = SimplePrimitiveType | DecimalType | FixedType;
+/** v3 `geometry(C)`; `crs` absent means the default, OGC:CRS84. */
+export interface GeometryType {
+  readonly kind: 'geometry';
+  readonly crs?: string;
+}
+
+/** v3 `geography(C, A)`; absent `crs` means OGC:CRS84, absent `algorithm` spherical. */
+export interface GeographyType {
+  readonly kind: 'geography';
+  readonly crs?: string;
+  readonly algorithm?: string;
+}
+
+/**
+ * The leaf types. `variant`, `geometry` and `geography` are leaves here too (Java models variant
+ * apart); Thund parses and keeps them but refuses to read or write their columns.
+ */
+export type PrimitiveType = SimplePrimitiveType | DecimalType | FixedType | GeometryType | GeographyType;
 
 export interface NestedField {
   readonly id: number;
@@ -83,4 +101,31 @@ export const fixed = (length: number): FixedType => ({ kind: 'fixed', length });
 
 export function isPrimitive(type: IcebergType): type is PrimitiveType {
   return type.kind !== 'struct' && type.kind !== 'list' && type.kind !== 'map';
+}
+
+/** Types a table may hold only from format version 3 on (Java's Schema.MIN_FORMAT_VERSIONS). */
+export const V3_TYPE_KINDS: ReadonlySet<IcebergType['kind']> = new Set<IcebergType['kind']>([
+  'timestamp_ns',
+  'timestamptz_ns',
+  'unknown',
+  'variant',
+  'geometry',
+  'geography',
+]);
+
+/** Types whose values Thund can neither read nor write (it keeps them in metadata only). */
+export const UNSUPPORTED_VALUE_KINDS: ReadonlySet<IcebergType['kind']> = new Set<IcebergType['kind']>(['variant', 'geometry', 'geography']);
+
+/** Whether a type is, or holds anywhere inside it, a primitive of `kind`. */
+export function holdsKind(type: IcebergType, kind: PrimitiveKind): boolean {
+  switch (type.kind) {
+    case 'struct':
+      return type.fields.some((field) => holdsKind(field.type, kind));
+    case 'list':
+      return holdsKind(type.element, kind);
+    case 'map':
+      return holdsKind(type.key, kind) || holdsKind(type.value, kind);
+    default:
+      return type.kind === kind;
+  }
 }

@@ -173,11 +173,13 @@ export async function commitSnapshot<T>(
   };
   for (let attempt = 0; ; attempt += 1) {
     const parent = snapshotForRef(metadata, MAIN_BRANCH);
+    // The table as this commit leaves it: a format upgrade in the layout change decides how manifests and row ids are written.
+    const after = staged(metadata);
     if (request.mode === 'overwrite') {
-      removed = await planOverwrite({ ...context, metadata }, parent, removed, attempt);
+      removed = await planOverwrite({ ...context, metadata: after }, parent, removed, attempt);
     } else if (rowDelta !== undefined) {
       try {
-        removed = await rewrites.plan({ ...context, metadata }, parent, rowDelta.removedDataFiles);
+        removed = await rewrites.plan({ ...context, metadata: after }, parent, [...rowDelta.removedDataFiles, ...rowDelta.removedDeleteFiles]);
       } catch (error) {
         await deleteQuietly(io, [...ownManifests(removed), ...manifestLists]);
         throw error;
@@ -190,13 +192,13 @@ export async function commitSnapshot<T>(
       ...(removed?.kept ?? (parent === undefined ? [] : await manifestsOfParent(parent))),
     ];
     const manifestList = manifestListLocation(metadata, snapshotId, attempt, commitId);
-    const firstRowId = metadata.formatVersion === 3 ? (metadata.nextRowId ?? 0n) : undefined;
+    const firstRowId = after.formatVersion === 3 ? (after.nextRowId ?? 0n) : undefined;
     const list = writeManifestList({
       manifests,
       snapshotId,
       ...(parent === undefined ? {} : { parentSnapshotId: parent.snapshotId }),
       sequenceNumber,
-      formatVersion: metadata.formatVersion === 3 ? 3 : 2,
+      formatVersion: after.formatVersion === 3 ? 3 : 2,
       ...(firstRowId === undefined ? {} : { firstRowId }),
     });
     await io.writeNew(manifestList, list.bytes);
@@ -208,7 +210,7 @@ export async function commitSnapshot<T>(
       timestampMs: BigInt(Math.max(Date.now(), Number(metadata.lastUpdatedMs))),
       manifestList,
       summary: summaryFor(request.mode, addedFiles, removed, parent, { ...request.summaryProperties, ...fenced, ...attemptProperties }),
-      schemaId: staged(metadata).currentSchemaId,
+      schemaId: after.currentSchemaId,
       ...(firstRowId === undefined ? {} : { firstRowId, addedRows: list.addedRows ?? 0n }),
     };
     try {

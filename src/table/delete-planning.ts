@@ -1,14 +1,26 @@
 /**
- * Scan planning with deletes (spec §6.3): the live data files of a snapshot, each with the
- * position delete files that apply to it — same spec and partition, data sequence number of the
- * data file <= that of the delete file, and referenced_data_file (when set) naming it.
- * Equality deletes and deletion vectors are refused: this reader cannot apply them.
+ * Scan planning with deletes (spec §6.3): the live data files of a snapshot, each with the delete
+ * files that apply to it (data sequence numbers throughout):
+ * - its deletion vector (v3, Puffin): referenced_data_file is the data file's path, same spec and
+ *   partition, data file's sequence number <= the vector's;
+ * - only when no vector applies, the Parquet position delete files of the same spec and
+ *   partition with sequence number >= the data file's and referenced_data_file (when set) naming
+ *   it: a vector shadows them, as the spec says (its writer merged them into it);
+ * - the Parquet equality delete files with sequence number strictly greater than the data
+ *   file's, of the same spec and partition, or of an unpartitioned spec (those apply to every
+ *   data file). "Unpartitioned" as Java's PartitionSpec.isUnpartitioned: no field, or only void
+ *   ones (every tuple of such a spec is all nulls).
+ * Two live vectors for one data file are a format error (the spec allows one): Java's
+ * DeleteFileIndex throws on them rather than apply their union, and so does this. Delete files
+ * that cannot be applied are refused, naming the file: ORC and Avro delete files, vectors
+ * without referenced_data_file or their blob's offset and size, equality deletes without
+ * equality ids.
  */
 import { IcebergFormatError } from '../errors.js';
-import { DataFileContent, ManifestContent, type DataFile, type PartitionValues } from '../iceberg/data-file.js';
+import { DataFileContent, isDeletionVector, ManifestContent, type DataFile, type PartitionValues } from '../iceberg/data-file.js';
 import type { FileIO } from '../iceberg/file-io.js';
-import { currentSchema } from '../iceberg/snapshot-ancestry.js';
-import type { Snapshot, TableMetadata } from '../iceberg/table-metadata.js';
+import { currentSchema, specById } from '../iceberg/snapshot-ancestry.js';
+import type { PartitionSpec, Snapshot, TableMetadata } from '../iceberg/table-metadata.js';
 import { FilePruner } from './file-pruning.js';
 import type { RowFilter } from './row-filter.js';
 import { liveEntriesOf, manifestsOf, snapshotOf } from './scan.js';
@@ -23,6 +35,7 @@ export interface LiveFile {
 
 export interface ScanTask {
   readonly data: LiveFile;
+  /** Its deletion vector or position delete files, then its equality delete files. */
   readonly deletes: readonly LiveFile[];
 }
 
@@ -46,8 +59,8 @@ export async function planScan(io: FileIO, metadata: TableMetadata, options: Sca
   const { data, deletes } = await liveFilesOf(io, snapshot);
   const pruner = options.filter === undefined ? undefined : new FilePruner(metadata, currentSchema(metadata));
   const candidates = pruner === undefined ? data : data.filter((live) => pruner.mayMatch(options.filter!, live.file));
-  const index = indexDeletes(deletes);
-  const tasks = candidates.map((live) => ({ data: live, deletes: applicableDeletes(index, live) }));
+  const index = new DeleteIndex(deletes, (specId) => isUnpartitioned(metadata, specId));
+  const tasks = candidates.map((live) => ({ data: live, deletes: index.forDataFile(live) }));
   return { snapshot, tasks, liveDataFileCount: data.length };
 }
 
@@ -66,19 +79,42 @@ export async function liveFilesOf(io: FileIO, snapshot: Snapshot): Promise<{ dat
 
 function refuseUnreadable(live: LiveFile): LiveFile {
   const { file } = live;
-  if (file.content === DataFileContent.EqualityDeletes) {
-    throw new IcebergFormatError(
-      `The table has equality delete files (${file.filePath}); Thund's reader applies only position deletes and cannot read it correctly`,
-      { context: { file: file.filePath } },
-    );
+  const refuse = (what: string): never => {
+    throw new IcebergFormatError(`Delete file ${file.filePath} ${what}; Thund's reader cannot apply it`, {
+      context: { file: file.filePath, fileFormat: file.fileFormat, content: file.content },
+    });
+  };
+  if (isDeletionVector(file)) {
+    if (file.referencedDataFile === undefined) refuse('is a deletion vector (Puffin) without referenced_data_file');
+    if (file.contentOffset === undefined || file.contentSizeInBytes === undefined) {
+      refuse('is a deletion vector (Puffin) without content_offset and content_size_in_bytes');
+    }
+    return live;
+  }
+  if (file.content !== DataFileContent.PositionDeletes && file.content !== DataFileContent.EqualityDeletes) {
+    refuse(`has content ${String(file.content)} in a delete manifest`);
   }
   if (file.fileFormat !== 'PARQUET') {
-    throw new IcebergFormatError(
-      `Delete file ${file.filePath} is ${file.fileFormat === 'PUFFIN' ? 'a deletion vector (Puffin)' : file.fileFormat}; Thund's reader applies only Parquet position delete files`,
-      { context: { file: file.filePath, fileFormat: file.fileFormat } },
-    );
+    const kind = file.content === DataFileContent.EqualityDeletes ? 'an equality delete file' : 'a position delete file';
+    refuse(`is ${kind} in ${file.fileFormat} format (only Parquet delete files and Puffin deletion vectors are read)`);
+  }
+  if (file.content === DataFileContent.EqualityDeletes && (file.equalityIds === undefined || file.equalityIds.length === 0)) {
+    refuse('is an equality delete file without equality_ids');
   }
   return live;
+}
+
+/** True for a spec without partition fields or with only void ones (Java's isUnpartitioned). */
+export function isUnpartitionedSpec(spec: PartitionSpec): boolean {
+  return spec.fields.every((field) => field.transform === 'void');
+}
+
+function isUnpartitioned(metadata: TableMetadata, specId: number): boolean {
+  const spec = specById(metadata, specId);
+  if (spec === undefined) {
+    throw new IcebergFormatError(`A delete file names partition spec ${specId}, which is not in the table's metadata`, { context: { specId } });
+  }
+  return isUnpartitionedSpec(spec);
 }
 
 export function partitionKey(specId: number, partition: PartitionValues): string {
@@ -92,22 +128,59 @@ function valueKey(value: unknown): string {
   return `${typeof value}:${String(value)}`;
 }
 
-function indexDeletes(deletes: readonly LiveFile[]): Map<string, LiveFile[]> {
-  const index = new Map<string, LiveFile[]>();
-  for (const live of deletes) {
-    const key = partitionKey(live.file.specId, live.file.partition);
-    const list = index.get(key) ?? [];
-    list.push(live);
-    index.set(key, list);
+/** The live delete files of a snapshot, indexed by what they can apply to (spec §6.3). */
+export class DeleteIndex {
+  private readonly vectors = new Map<string, LiveFile>();
+  private readonly positionsByPartition = new Map<string, LiveFile[]>();
+  private readonly equalityByPartition = new Map<string, LiveFile[]>();
+  private readonly globalEquality: LiveFile[] = [];
+
+  /** `unpartitioned` tells whether a spec id is unpartitioned (its equality deletes apply to every data file). */
+  constructor(deletes: readonly LiveFile[], unpartitioned: (specId: number) => boolean) {
+    for (const live of deletes) {
+      const { file } = live;
+      if (isDeletionVector(file)) this.addVector(live);
+      else if (file.content === DataFileContent.EqualityDeletes) {
+        if (unpartitioned(file.specId)) this.globalEquality.push(live);
+        else push(this.equalityByPartition, partitionKey(file.specId, file.partition), live);
+      } else push(this.positionsByPartition, partitionKey(file.specId, file.partition), live);
+    }
   }
-  return index;
+
+  private addVector(live: LiveFile): void {
+    const path = live.file.referencedDataFile ?? '';
+    const other = this.vectors.get(path);
+    if (other !== undefined) {
+      throw new IcebergFormatError(
+        `Data file ${path} has two live deletion vectors, ${vectorName(other.file)} and ${vectorName(live.file)}; the spec allows one per data file`,
+        { context: { dataFile: path, vector: other.file.filePath, otherVector: live.file.filePath } },
+      );
+    }
+    this.vectors.set(path, live);
+  }
+
+  /** The delete files that apply to a data file: its vector or its position delete files, then its equality deletes. */
+  forDataFile(data: LiveFile): LiveFile[] {
+    const key = partitionKey(data.file.specId, data.file.partition);
+    const seq = data.dataSequenceNumber;
+    const equality = [...this.globalEquality, ...(this.equalityByPartition.get(key) ?? [])].filter((live) => seq < live.dataSequenceNumber);
+    const vector = this.vectors.get(data.file.filePath);
+    if (vector !== undefined && seq <= vector.dataSequenceNumber && partitionKey(vector.file.specId, vector.file.partition) === key) {
+      return [vector, ...equality];
+    }
+    const positions = (this.positionsByPartition.get(key) ?? []).filter(
+      (live) => seq <= live.dataSequenceNumber && (live.file.referencedDataFile === undefined || live.file.referencedDataFile === data.file.filePath),
+    );
+    return [...positions, ...equality];
+  }
 }
 
-function applicableDeletes(index: ReadonlyMap<string, readonly LiveFile[]>, data: LiveFile): LiveFile[] {
-  const samePartition = index.get(partitionKey(data.file.specId, data.file.partition)) ?? [];
-  return samePartition.filter(
-    (live) =>
-      data.dataSequenceNumber <= live.dataSequenceNumber &&
-      (live.file.referencedDataFile === undefined || live.file.referencedDataFile === data.file.filePath),
-  );
+function push(index: Map<string, LiveFile[]>, key: string, live: LiveFile): void {
+  const list = index.get(key);
+  if (list === undefined) index.set(key, [live]);
+  else list.push(live);
+}
+
+function vectorName(file: DataFile): string {
+  return `${file.filePath} (offset ${String(file.contentOffset)}, ${String(file.contentSizeInBytes)} bytes)`;
 }

@@ -2,22 +2,27 @@
  * Turns matched row positions (a DuckDB table of file_path, pos over live rows) into the files of
  * a row delta, by the table's write mode:
  * - merge-on-read: a data file whose every live row matched is removed whole; the others get
- *   position delete files, one per partition of the data files they delete from;
+ *   position delete files, one per partition of the data files they delete from (v2), or one
+ *   deletion vector each, merged with what was deleted from them before (v3);
  * - copy-on-write: every affected data file is removed, and its unmatched live rows are written
  *   to a new data file in the same spec and partition.
+ * A removed or rewritten data file takes its deletion vector (and position delete files that
+ * name it alone) with it.
  */
 import { InvalidInputError } from '../errors.js';
-import type { DataFile } from '../iceberg/data-file.js';
+import { DataFileContent, type DataFile } from '../iceberg/data-file.js';
 import type { FileIO } from '../iceberg/file-io.js';
 import { currentSchema } from '../iceberg/snapshot-ancestry.js';
 import type { TableMetadata } from '../iceberg/table-metadata.js';
+import { primitive } from '../iceberg/types.js';
 import { quoteIdentifier } from '../iceberg/duckdb-types.js';
 import type { DuckDbSession } from '../duckdb/session.js';
 import { writeDataFiles } from '../write/data-file-writer.js';
 import { writePositionDeletes, type PositionDeleteGroup } from '../write/position-delete-writer.js';
 import { partitionKey, type ScanTask } from './delete-planning.js';
+import { deletionVectorChanges, replacedDeletes } from './deletion-vector-changes.js';
 import { dataLocation } from './locations.js';
-import { FILE_COLUMN, openLiveRows, POS_COLUMN } from './read-rows.js';
+import { FILE_COLUMN, LAST_UPDATED_COLUMN, LAST_UPDATED_FIELD_ID, openLiveRows, POS_COLUMN, ROW_ID_COLUMN, ROW_ID_FIELD_ID } from './read-rows.js';
 
 export type RowLevelMode = 'merge-on-read' | 'copy-on-write';
 
@@ -25,6 +30,8 @@ export interface MatchedChanges {
   readonly addedDataFiles: DataFile[];
   readonly addedDeleteFiles: DataFile[];
   readonly removedDataFiles: DataFile[];
+  /** Delete files replaced by new deletion vectors, or of data files this change removes. */
+  readonly removedDeleteFiles: DataFile[];
   /** Data files rows were deleted from, removed or rewritten (conflict scope). */
   readonly touchedDataFiles: DataFile[];
   readonly deletedRows: bigint;
@@ -50,12 +57,6 @@ export function rowLevelMode(metadata: TableMetadata, property: string): RowLeve
       context: { property },
     });
   }
-  if (value === 'merge-on-read' && metadata.formatVersion >= 3) {
-    throw new InvalidInputError(
-      `Table property ${property} is merge-on-read, but this is a format v${metadata.formatVersion} table, which takes deletion vectors instead of position delete files (not supported yet); set ${property}=copy-on-write`,
-      { context: { property, formatVersion: metadata.formatVersion } },
-    );
-  }
   return value;
 }
 
@@ -72,7 +73,22 @@ export async function changesForMatches(request: MatchedChangesRequest): Promise
   const deletedRows = [...matchedByFile.values()].reduce((sum, n) => sum + n, 0n);
   const touchedDataFiles = touched.map((task) => task.data.file);
   const removedDataFiles = whole.map((task) => task.data.file);
-  if (partial.length === 0) return { addedDataFiles: [], addedDeleteFiles: [], removedDataFiles, touchedDataFiles, deletedRows };
+  const removedWithData = request.metadata.formatVersion >= 3 ? whole.flatMap(replacedDeletes) : [];
+  if (partial.length === 0) return { addedDataFiles: [], addedDeleteFiles: [], removedDataFiles, removedDeleteFiles: removedWithData, touchedDataFiles, deletedRows };
+  if (request.mode === 'merge-on-read' && request.metadata.formatVersion >= 3) {
+    const vectors = await deletionVectorChanges(
+      { session, io: request.io, dataLocation: dataLocation(request.metadata), matchedTable: request.matchedTable, writerName: request.writerName },
+      partial,
+    );
+    return {
+      addedDataFiles: [],
+      addedDeleteFiles: vectors.addedDeleteFiles,
+      removedDataFiles,
+      removedDeleteFiles: [...removedWithData, ...vectors.removedDeleteFiles],
+      touchedDataFiles,
+      deletedRows,
+    };
+  }
   if (request.mode === 'merge-on-read') {
     const addedDeleteFiles = await writePositionDeletes({
       session,
@@ -83,7 +99,7 @@ export async function changesForMatches(request: MatchedChangesRequest): Promise
       properties: request.metadata.properties,
       writerName: request.writerName,
     });
-    return { addedDataFiles: [], addedDeleteFiles, removedDataFiles, touchedDataFiles, deletedRows };
+    return { addedDataFiles: [], addedDeleteFiles, removedDataFiles, removedDeleteFiles: [], touchedDataFiles, deletedRows };
   }
   const addedDataFiles: DataFile[] = [];
   try {
@@ -93,13 +109,16 @@ export async function changesForMatches(request: MatchedChangesRequest): Promise
     throw error;
   }
   const rewritten = partial.map((task) => task.data.file);
-  return { addedDataFiles, addedDeleteFiles: [], removedDataFiles: [...removedDataFiles, ...rewritten], touchedDataFiles, deletedRows };
+  const removedDeleteFiles = request.metadata.formatVersion >= 3 ? [...removedWithData, ...partial.flatMap(replacedDeletes)] : [];
+  return { addedDataFiles, addedDeleteFiles: [], removedDataFiles: [...removedDataFiles, ...rewritten], removedDeleteFiles, touchedDataFiles, deletedRows };
 }
 
 /**
  * The data files whose every live row matched. Without deletes, live rows are the record count;
- * a file with deletes is counted only when its matches could cover all its live rows (record
- * count minus every position its delete files hold is a lower bound of its live rows).
+ * a file with position deletes or a deletion vector is counted only when its matches could cover
+ * all its live rows (record count minus every position its delete files hold is a lower bound of
+ * its live rows). A file with equality deletes is always counted: one delete row can delete any
+ * number of its rows, so their record counts bound nothing.
  */
 async function fullyMatched(request: MatchedChangesRequest, tasks: readonly ScanTask[], matchedByFile: ReadonlyMap<string, bigint>): Promise<Set<string>> {
   const whole = new Set<string>();
@@ -107,6 +126,10 @@ async function fullyMatched(request: MatchedChangesRequest, tasks: readonly Scan
   for (const task of tasks) {
     const { filePath, recordCount } = task.data.file;
     const matched = matchedByFile.get(filePath) ?? 0n;
+    if (task.deletes.some((d) => d.file.content === DataFileContent.EqualityDeletes)) {
+      toCount.push(task);
+      continue;
+    }
     const deletedAtMost = task.deletes.reduce((sum, d) => sum + d.file.recordCount, 0n);
     if (deletedAtMost === 0n && matched === recordCount) whole.add(filePath);
     else if (deletedAtMost > 0n && matched >= recordCount - deletedAtMost) toCount.push(task);
@@ -142,12 +165,16 @@ function groupByPartition(tasks: readonly ScanTask[]): PositionDeleteGroup[] {
 
 /** The file's live rows minus the matched ones, as new data files in its own spec and partition. */
 async function rewriteWithout(request: MatchedChangesRequest, task: ScanTask): Promise<DataFile[]> {
-  const schema = currentSchema(request.metadata);
-  const rows = await openLiveRows({ session: request.session, io: request.io, schema, tasks: [task], positions: true });
+  const tableSchema = currentSchema(request.metadata);
+  const lineage = request.metadata.formatVersion >= 3 && !tableSchema.fields.some((field) => RESERVED_LINEAGE_NAMES.has(field.name));
+  const rows = await openLiveRows({ session: request.session, io: request.io, schema: tableSchema, tasks: [task], positions: true, lineage });
   try {
-    const columns = schema.fields.map((field) => `r.${quoteIdentifier(field.name)}`).join(', ');
+    const columns = tableSchema.fields.map((field) => `r.${quoteIdentifier(field.name)}`);
+    // v3: the rows keep their ids, written into the new file as the spec's lineage columns.
+    if (lineage) columns.push(`r.${ROW_ID_COLUMN} AS _row_id`, `r.${LAST_UPDATED_COLUMN} AS _last_updated_sequence_number`);
+    const schema = lineage ? { ...tableSchema, fields: [...tableSchema.fields, ...LINEAGE_FIELDS] } : tableSchema;
     const query =
-      `SELECT ${columns} FROM (${rows.sql}) r ANTI JOIN ${request.matchedTable} m ` +
+      `SELECT ${columns.join(', ')} FROM (${rows.sql}) r ANTI JOIN ${request.matchedTable} m ` +
       `ON m.file_path = r.${FILE_COLUMN} AND m.pos = r.${POS_COLUMN}`;
     const files = await writeDataFiles({
       session: request.session,
@@ -165,3 +192,9 @@ async function rewriteWithout(request: MatchedChangesRequest, task: ScanTask): P
     await rows.release();
   }
 }
+
+const LINEAGE_FIELDS = [
+  { id: ROW_ID_FIELD_ID, name: '_row_id', required: false, type: primitive('long') },
+  { id: LAST_UPDATED_FIELD_ID, name: '_last_updated_sequence_number', required: false, type: primitive('long') },
+];
+const RESERVED_LINEAGE_NAMES = new Set(LINEAGE_FIELDS.map((field) => field.name));

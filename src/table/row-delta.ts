@@ -1,14 +1,16 @@
 /**
  * The manifests of a row-level commit (merge-on-read deletes, whole-file removals, copy-on-write
- * rewrites). Added data and delete files go into manifests written once, one per content and
- * spec, reused by every attempt (their entries inherit sequence numbers). Parent manifests that
- * hold a removed file are rewritten per parent — removed entries DELETED, the others EXISTING with
+ * rewrites, deletion vectors replacing earlier ones). Added data and delete files go into
+ * manifests written once, one per content and spec, reused by every attempt (their entries
+ * inherit sequence numbers). Parent manifests that hold a removed data or delete file are
+ * rewritten per parent — removed entries DELETED, the others EXISTING with
  * their own sequence numbers — and a rewrite is kept for as long as the parent still holds that
  * manifest, so a retry over an append rewrites nothing again.
  */
 import { CommitConflictError } from '../errors.js';
 import {
   DataFileContent,
+  isDeletionVector,
   ManifestContent,
   ManifestEntryStatus,
   type DataFile,
@@ -26,6 +28,8 @@ export interface RowDelta {
   readonly addedDeleteFiles: readonly DataFile[];
   /** Live data files this commit removes whole (every live row deleted, or rewritten elsewhere). */
   readonly removedDataFiles: readonly DataFile[];
+  /** Delete files this commit replaces or that deleted from a removed data file (v3 deletion vectors). */
+  readonly removedDeleteFiles: readonly DataFile[];
   /**
    * Called when the table moved between two attempts: throws a CommitConflictError when the
    * commit would no longer be right on the new base (conflict-validation.ts).
@@ -73,41 +77,47 @@ export class ManifestRewrites {
 
   /** The parent's manifests with each removed file turned DELETED; a conflict when one is not live. */
   async plan(context: ManifestWriteContext, parent: Snapshot | undefined, removed: readonly DataFile[]): Promise<RemovedSet> {
-    const wanted = new Set(removed.map((file) => file.filePath));
+    const wanted = new Set(removed.map(removalKey));
     const manifests: PendingManifest[] = [];
     const kept: ManifestFile[] = [];
     const found = new Set<string>();
     for (const manifest of parent === undefined ? [] : await manifestsOf(context.io, parent)) {
-      if (manifest.content !== ManifestContent.Data || wanted.size === 0) {
+      if (wanted.size === 0) {
         kept.push(manifest);
         continue;
       }
       const entries = await liveEntriesOf(context.io, manifest);
-      const hits = entries.filter((entry) => wanted.has(entry.dataFile.filePath));
+      const hits = entries.filter((entry) => wanted.has(removalKey(entry.dataFile)));
       if (hits.length === 0) {
         kept.push(manifest);
         continue;
       }
-      hits.forEach((entry) => found.add(entry.dataFile.filePath));
+      hits.forEach((entry) => found.add(removalKey(entry.dataFile)));
       let rewrite = this.byPath.get(manifest.manifestPath);
       if (rewrite === undefined) {
         const rewritten: ManifestEntry[] = entries.map((entry) =>
-          wanted.has(entry.dataFile.filePath)
+          wanted.has(removalKey(entry.dataFile))
             ? { ...entry, status: ManifestEntryStatus.Deleted, snapshotId: context.snapshotId }
             : { ...entry, status: ManifestEntryStatus.Existing },
         );
-        rewrite = await writeEntries(context, rewritten, ManifestContent.Data, manifest.partitionSpecId, this.next++);
+        rewrite = await writeEntries(context, rewritten, manifest.content, manifest.partitionSpecId, this.next++);
         this.byPath.set(manifest.manifestPath, rewrite);
       }
       manifests.push(rewrite);
     }
-    const missing = removed.find((file) => !found.has(file.filePath));
+    const missing = removed.find((file) => !found.has(removalKey(file)));
     if (missing !== undefined) {
-      throw new CommitConflictError(`Data file ${missing.filePath} was removed by a concurrent commit; nothing was committed, run again`, {
+      const what = missing.content === DataFileContent.Data ? 'Data file' : isDeletionVector(missing) ? `The deletion vector of ${missing.referencedDataFile ?? '?'} in` : 'Delete file';
+      throw new CommitConflictError(`${what} ${missing.filePath} was removed by a concurrent commit; nothing was committed, run again`, {
         retryable: false,
         context: { file: missing.filePath },
       });
     }
     return { manifests, kept, files: removed };
   }
+}
+
+/** Several deletion vectors share one Puffin file: each is its blob within the file. */
+function removalKey(file: DataFile): string {
+  return isDeletionVector(file) ? `${file.filePath}#${String(file.contentOffset)}` : file.filePath;
 }

@@ -54,6 +54,7 @@ export interface RowDeltaCommit {
   readonly addedDataFiles: readonly DataFile[];
   readonly addedDeleteFiles: readonly DataFile[];
   readonly removedDataFiles: readonly DataFile[];
+  readonly removedDeleteFiles: readonly DataFile[];
   readonly touchedDataFiles: readonly DataFile[];
   /** Schema and partition spec changes committed with the rows. */
   readonly layoutChange?: LayoutChange;
@@ -73,6 +74,7 @@ export async function commitRowDelta(request: RowDeltaCommit): Promise<{ snapsho
         addedDataFiles: request.addedDataFiles,
         addedDeleteFiles: request.addedDeleteFiles,
         removedDataFiles: request.removedDataFiles,
+        removedDeleteFiles: request.removedDeleteFiles,
         validate: rowDeltaValidator({
           io: target.io,
           identifier: target.identifier,

@@ -34,6 +34,9 @@ export async function liveEntriesOf(io: FileIO, manifest: ManifestFile): Promise
   const entries = readManifest(await io.read(manifest.manifestPath), manifest.manifestPath, {
     snapshotId: manifest.addedSnapshotId,
     sequenceNumber: manifest.sequenceNumber,
+    // v3: data files without a first_row_id take theirs from the manifest's, so a rewritten
+    // manifest writes them explicitly and the rows keep their ids.
+    ...(manifest.firstRowId == null ? {} : { firstRowId: manifest.firstRowId }),
   });
   return entries.filter((entry) => entry.status !== ManifestEntryStatus.Deleted);
 }

@@ -4,6 +4,7 @@
  */
 import {
   DataFileContent,
+  isDeletionVector,
   ManifestContent,
   type DataFile,
   type ManifestEntry,
@@ -84,16 +85,19 @@ function rowDeltaOperation(added: readonly DataFile[], removed: readonly DataFil
 function countsOf(files: readonly DataFile[]): SummaryCounts {
   const data = files.filter((file) => file.content === DataFileContent.Data);
   const positionDeletes = files.filter((file) => file.content === DataFileContent.PositionDeletes);
+  const deletionVectors = positionDeletes.filter(isDeletionVector);
   const equalityDeletes = files.filter((file) => file.content === DataFileContent.EqualityDeletes);
   const sum = (list: readonly DataFile[], pick: (file: DataFile) => bigint): bigint =>
     list.reduce((total, file) => total + pick(file), 0n);
   return {
     dataFiles: BigInt(data.length),
     deleteFiles: BigInt(positionDeletes.length + equalityDeletes.length),
-    positionDeleteFiles: BigInt(positionDeletes.length),
+    positionDeleteFiles: BigInt(positionDeletes.length - deletionVectors.length),
     equalityDeleteFiles: BigInt(equalityDeletes.length),
+    deletionVectors: BigInt(deletionVectors.length),
     records: sum(data, (file) => file.recordCount),
-    filesSize: sum(files, (file) => file.fileSizeInBytes),
+    // Several vectors share one Puffin file: each counts its own blob, as Java does.
+    filesSize: sum(files, (file) => (isDeletionVector(file) ? (file.contentSizeInBytes ?? 0n) : file.fileSizeInBytes)),
     positionDeletes: sum(positionDeletes, (file) => file.recordCount),
     equalityDeletes: sum(equalityDeletes, (file) => file.recordCount),
   };

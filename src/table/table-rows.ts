@@ -3,6 +3,7 @@
  * files (pruned by `where` when given), the position deletes that apply to each, rows read by
  * field id. For consumers that need the current state of a table (CDC, SCD2, tests).
  */
+import { checkValuesSupported } from '../iceberg/duckdb-types.js';
 import type { FileIO } from '../iceberg/file-io.js';
 import { currentSchema, schemaById } from '../iceberg/snapshot-ancestry.js';
 import type { TableMetadata } from '../iceberg/table-metadata.js';
@@ -35,6 +36,7 @@ export async function openTableRows(request: TableRowsRequest): Promise<TableRow
   // The current state reads with the current schema; time travel with the snapshot's own.
   const historic = request.snapshotId === undefined || snapshot?.schemaId === undefined ? undefined : schemaById(metadata, snapshot.schemaId);
   const schema = historic ?? currentSchema(metadata);
+  checkValuesSupported(schema);
   const filter = request.where === undefined ? undefined : await parseRowFilter(session, schema, request.where);
   const plan = await planScan(io, metadata, { ...at, ...(filter === undefined ? {} : { filter }) });
   const rows = await openLiveRows({ session, io, schema, tasks: plan.tasks, ...(request.positions === undefined ? {} : { positions: request.positions }) });

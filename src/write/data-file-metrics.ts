@@ -20,6 +20,7 @@ import { duckDbColumnPath } from '../iceberg/duckdb-types.js';
 import { allFields } from '../iceberg/schema.js';
 import type { PrimitiveType, Schema } from '../iceberg/types.js';
 import { isPrimitive } from '../iceberg/types.js';
+import { daysFromCivil } from '../iceberg/civil-date.js';
 
 export type MetricsMode =
   | { readonly kind: 'none' }
@@ -125,15 +126,6 @@ const TIMESTAMP_RE = new RegExp(
   `^${DATE_PART} (\\d{2}):(\\d{2}):(\\d{2})(?:\\.(\\d{1,9}))?(?:([+-])(\\d{2})(?::?(\\d{2}))?(?::?(\\d{2}))?)?$`,
 );
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/** Days since 1970-01-01 of a proleptic Gregorian date (astronomical year numbering). */
-function daysFromCivil(year: number, month: number, day: number): number {
-  const y = month <= 2 ? year - 1 : year;
-  const era = Math.floor(y / 400);
-  const yoe = y - era * 400;
-  const doy = Math.floor((153 * ((month + 9) % 12) + 2) / 5) + day - 1;
-  return era * 146097 + yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy - 719468;
-}
 
 function parseDays(y: string, mo: string, d: string, bc: string | undefined): number | undefined {
   const month = Number(mo);

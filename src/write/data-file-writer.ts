@@ -8,6 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { basename } from 'node:path';
 import type { DataFile } from '../iceberg/data-file.js';
 import type { FileIO } from '../iceberg/file-io.js';
+import { withoutUnknownColumns } from '../iceberg/duckdb-types.js';
+import { markTimestamptzNanos } from '../iceberg/parquet-utc-nanos.js';
 import type { Schema } from '../iceberg/types.js';
 import { quoteLiteral, type DuckDbSession } from '../duckdb/session.js';
 import { metricsConfigFromProperties } from './data-file-metrics.js';
@@ -40,7 +42,7 @@ export async function writeDataFiles(request: DataFileWriteRequest): Promise<Dat
       `FILE_SIZE_BYTES ${settings.targetFileSizeBytes}`,
       `FILENAME_PATTERN ${quoteLiteral(`${writeId}-{i}`)}`,
     ]);
-    const rows = await copyToParquet(request.session, request.writerName, request.query, folder, options);
+    const rows = await copyToParquet(request.session, request.writerName, withoutUnknownColumns(request.schema, request.query), folder, options);
     const written = rows.filter((row) => row.count !== '0');
     const nans = await countNans(request.session, request.writerName, request.schema, written);
     const staged = written.map((row) => ({ stagedPath: row.filename, relativePath: basename(row.filename) }));
@@ -55,6 +57,7 @@ export async function writeDataFiles(request: DataFileWriteRequest): Promise<Dat
         nanStats: nans.get(row.filename),
       }),
     );
+    await markTimestamptzNanos(request.schema, staged.map((file) => file.stagedPath));
     await placeStagedFiles(request.io, request.dataLocation, staged);
     return files;
   });

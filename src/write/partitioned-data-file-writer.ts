@@ -19,6 +19,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { DataFile, PartitionValues } from '../iceberg/data-file.js';
+import { withoutUnknownColumns } from '../iceberg/duckdb-types.js';
+import { markTimestamptzNanos } from '../iceberg/parquet-utc-nanos.js';
 import { partitionPath } from '../iceberg/partition-values.js';
 import type { PartitionSpec } from '../iceberg/table-metadata.js';
 import { quoteIdentifier, quoteLiteral, type DuckDbSession } from '../duckdb/session.js';
@@ -64,6 +66,7 @@ export async function writePartitionedDataFiles(request: PartitionedWriteRequest
       const nanStats = nans.get(row.filename);
       return dataFileFromStats({ schema: request.schema, metrics, specId: layout.specId, partition: origin.partition, row, location, nanStats });
     });
+    await markTimestamptzNanos(request.schema, staged.map((file) => file.stagedPath));
     await placeStagedFiles(request.io, request.dataLocation, staged);
     return files;
   });
@@ -78,7 +81,8 @@ async function copyPartitioned(
   const keyColumns = layout.keys.map((key) => `${key.sql} AS ${quoteIdentifier(key.column)}`);
   const keys = layout.keys.map((key) => quoteIdentifier(key.column)).join(', ');
   const clustered = needsClustering(layout, settings);
-  const query = `SELECT *, ${keyColumns.join(', ')} FROM (${request.query}) AS __thund_rows${clustered ? ` ORDER BY ${keys}` : ''}`;
+  const rows = withoutUnknownColumns(request.schema, request.query);
+  const query = `SELECT *, ${keyColumns.join(', ')} FROM (${rows}) AS __thund_rows${clustered ? ` ORDER BY ${keys}` : ''}`;
   const options = parquetCopyOptions(request.schema, settings, [
     `PARTITION_BY (${keys})`,
     // uuid names: two partitions whose folder names coincide must not overwrite each other.

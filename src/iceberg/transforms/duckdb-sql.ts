@@ -4,7 +4,7 @@
  * the Iceberg source type to. Results are in the *value form* of the result type, which equals
  * the JS single-value form (apply.ts) once read back:
  *   int, date → INTEGER (days) | long, time, timestamp, timestamptz → BIGINT (µs) |
- *   timestamp_ns → BIGINT (ns) | decimal → HUGEINT (unscaled) | string, uuid → VARCHAR
+ *   timestamp_ns, timestamptz_ns → BIGINT (ns) | decimal → HUGEINT (unscaled) | string, uuid → VARCHAR
  *   (uuid lowercase) | fixed, binary → BLOB | boolean → BOOLEAN | float → FLOAT | double → DOUBLE.
  * bucket[N] calls the functions src/duckdb/transform-udfs.ts registers (every DuckDbSession has them).
  */
@@ -46,7 +46,10 @@ export function valueFormDuckDbType(type: PrimitiveType): string {
     case 'binary':
       return 'BLOB';
     case 'unknown':
-      throw new IcebergFormatError('values of type unknown have no DuckDB value form', { context: { type: 'unknown' } });
+    case 'variant':
+    case 'geometry':
+    case 'geography':
+      throw new IcebergFormatError(`values of type ${type.kind} have no DuckDB value form`, { context: { type: type.kind } });
   }
 }
 
@@ -68,6 +71,8 @@ function epochMicros(x: string, type: PrimitiveType): string {
     case 'timestamptz':
       return `epoch_us(${x})`;
     case 'timestamp_ns':
+    case 'timestamptz_ns':
+      // Both are TIMESTAMP_NS in DuckDB (timestamptz_ns as the UTC wall clock): no time zone applies.
       return floorDiv(`epoch_ns(${x})`, '1000');
     default:
       throw new IcebergFormatError(`DuckDB has no ${type.kind} column form`, { context: { type: type.kind } });
@@ -91,6 +96,7 @@ function valueForm(x: string, type: PrimitiveType): string {
     case 'timestamptz':
       return epochMicros(x, type);
     case 'timestamp_ns':
+    case 'timestamptz_ns':
       return `epoch_ns(${x})`;
     case 'decimal':
       return unscaled(x, type);
@@ -162,11 +168,6 @@ export function transformSql(transform: Transform, sourceExpression: string, sou
   const resultType = transformResultType(transform, sourceType, site);
   const source = sourceType as PrimitiveType;
   const x = `(${sourceExpression})`;
-  if (source.kind === 'timestamptz_ns' && transform.kind !== 'void') {
-    throw new IcebergFormatError(`Partition field ${site.partitionField}: DuckDB has no timestamptz_ns type to compute on`, {
-      context: { partitionField: site.partitionField },
-    });
-  }
   switch (transform.kind) {
     case 'identity':
       return valueForm(x, source);

@@ -5,11 +5,13 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IcebergFormatError, InvalidInputError } from '../../../src/errors.js';
 import {
+  castToColumnSql,
   duckDbColumnsToFields,
   duckDbTypeToIceberg,
   fieldIdsClause,
   icebergToDuckDbType,
   parseDuckDbType,
+  withoutUnknownColumns,
 } from '../../../src/iceberg/duckdb-types.js';
 import { assignFreshIds, type UnassignedType } from '../../../src/iceberg/schema.js';
 import type { IcebergType, NestedField } from '../../../src/iceberg/types.js';
@@ -135,10 +137,91 @@ describe('icebergToDuckDbType', () => {
       expect(duckDbTypeToIceberg(col!.type, 'c'), col!.type).toEqual(t);
     }
   });
-  it('maps fixed to BLOB and refuses types DuckDB cannot write', () => {
+  it('maps fixed to BLOB, both ns timestamps to TIMESTAMP_NS and unknown to the NULL type', async () => {
     expect(icebergToDuckDbType({ kind: 'fixed', length: 4 })).toBe('BLOB');
-    expect(() => icebergToDuckDbType({ kind: 'timestamptz_ns' })).toThrow(IcebergFormatError);
-    expect(() => icebergToDuckDbType({ kind: 'unknown' })).toThrow(IcebergFormatError);
+    expect(icebergToDuckDbType({ kind: 'timestamptz_ns' })).toBe('TIMESTAMP_NS');
+    expect(icebergToDuckDbType({ kind: 'timestamp_ns' })).toBe('TIMESTAMP_NS');
+    const [c] = await rows(`SELECT typeof(CAST(NULL AS ${icebergToDuckDbType({ kind: 'unknown' })})) AS t`);
+    expect(c!['t']).toBe('"NULL"');
+    // A struct member of type unknown is left out (it is never written).
+    const struct: UnassignedType = {
+      kind: 'struct',
+      fields: [
+        { name: 'a', required: false, type: { kind: 'int' } },
+        { name: 'u', required: false, type: { kind: 'unknown' } },
+      ],
+    };
+    expect(icebergToDuckDbType(struct)).toBe('STRUCT("a" INTEGER)');
+  });
+
+  it('refuses variant, geometry and geography, naming the column and the type', () => {
+    const cases: [IcebergType, RegExp][] = [
+      [{ kind: 'variant' }, /Column "v" has type variant/],
+      [{ kind: 'geometry', crs: 'srid:3857' }, /Column "v" has type geometry\(srid:3857\)/],
+      [{ kind: 'geography', algorithm: 'karney' }, /Column "v" has type geography\(OGC:CRS84, karney\)/],
+    ];
+    for (const [type, message] of cases) {
+      expect(() => icebergToDuckDbType(type, 'v')).toThrow(IcebergFormatError);
+      expect(() => icebergToDuckDbType(type, 'v')).toThrow(message);
+    }
+    const nested: IcebergType = { kind: 'list', elementId: 2, elementRequired: false, element: { kind: 'variant' } };
+    expect(() => icebergToDuckDbType(nested, 'events')).toThrow(/Column "events\.element" has type variant/);
+    const schema = { fields: [{ id: 1, name: 'st', required: false, type: { kind: 'struct', fields: [{ id: 2, name: 'g', required: false, type: { kind: 'geometry' } }] } }] } as const;
+    expect(() => fieldIdsClause(schema as unknown as { fields: NestedField[] })).toThrow(/Column "st\.g" has type geometry/);
+  });
+});
+
+describe('castToColumnSql and withoutUnknownColumns', () => {
+  const TS_NS: IcebergType = { kind: 'timestamp_ns' };
+  const TSTZ_NS: IcebergType = { kind: 'timestamptz_ns' };
+
+  it('keeps nanoseconds and takes a TIMESTAMPTZ source at UTC whatever the session time zone', async () => {
+    await conn.run("SET TimeZone = 'Asia/Kolkata'");
+    try {
+      const [r] = await rows(
+        `SELECT CAST(${castToColumnSql("TIMESTAMP_NS '2262-04-11 23:47:16.854775806'", TS_NS, 'a', TS_NS)} AS VARCHAR) AS a,` +
+          ` CAST(${castToColumnSql("TIMESTAMPTZ '2020-01-01 00:00:00.123456+00'", TSTZ_NS, 'b', { kind: 'timestamptz' })} AS VARCHAR) AS b,` +
+          ` CAST(${castToColumnSql("TIMESTAMP '1677-09-22 00:00:00'", TS_NS, 'c', { kind: 'timestamp' })} AS VARCHAR) AS c,` +
+          ` CAST(${castToColumnSql("'2020-01-01T05:30:00.000000001+05:30'", TSTZ_NS, 'd')} AS VARCHAR) AS d,` +
+          ` ${castToColumnSql('NULL', TSTZ_NS, 'e')} AS e`,
+      );
+      expect(r).toEqual({
+        a: '2262-04-11 23:47:16.854775806',
+        b: '2020-01-01 00:00:00.123456',
+        c: '1677-09-22 00:00:00',
+        d: '2020-01-01 00:00:00.000000001',
+        e: null,
+      });
+    } finally {
+      await conn.run("SET TimeZone = 'UTC'");
+    }
+  });
+
+  it('refuses a value outside the nanosecond range, naming the column', async () => {
+    for (const [source, from] of [
+      ["TIMESTAMP '1677-09-21 23:59:59.999999'", { kind: 'timestamp' }],
+      ["TIMESTAMP '2262-04-11 23:47:16.854776'", { kind: 'timestamp' }],
+      ["TIMESTAMPTZ '3000-01-01 00:00:00+00'", { kind: 'timestamptz' }],
+      ["'1500-01-01T00:00:00+00:00'", undefined],
+      // Held by DuckDB, but not printable (its RETURN_STATS would fail without naming the column).
+      ['make_timestamp_ns(-9223372036854775000)', { kind: 'timestamp_ns' }],
+    ] as const) {
+      const sql = `SELECT ${castToColumnSql(`x`, TSTZ_NS, 'event time', from)} FROM (SELECT ${source} AS x)`;
+      await expect(rows(sql), source).rejects.toThrow(/column "event time" is of type timestamptz_ns, whose values Thund writes from 1677-09-22 00:00:00 to 2262-04-11/);
+    }
+    const [ok] = await rows(`SELECT CAST(${castToColumnSql('x', TS_NS, 'n', TS_NS)} AS VARCHAR) AS v FROM (SELECT make_timestamp_ns(-9223286400000000000) AS x)`);
+    expect(ok).toEqual({ v: '1677-09-22 00:00:00' });
+  });
+
+  it('drops top-level unknown columns from a written query', async () => {
+    const fields: NestedField[] = [
+      { id: 1, name: 'a', required: false, type: { kind: 'int' } },
+      { id: 2, name: 'u u', required: false, type: { kind: 'unknown' } },
+    ];
+    expect(withoutUnknownColumns({ fields: [fields[0]!] }, 'SELECT 1 AS a')).toBe('SELECT 1 AS a');
+    const [r] = await rows(withoutUnknownColumns({ fields }, `SELECT 1 AS a, CAST(NULL AS "NULL") AS "u u"`));
+    expect(r).toEqual({ a: 1 });
+    expect(() => withoutUnknownColumns({ fields: [fields[1]!] }, 'SELECT NULL AS "u u"')).toThrow(IcebergFormatError);
   });
 });
 

@@ -92,8 +92,26 @@ describe('transformSql on the spec vectors', () => {
     expect(got).toEqual([0, -10, -10n, 1050n, 'ice']);
   });
 
-  it('refuses timestamptz_ns, which DuckDB cannot hold', () => {
-    expect(() => sqlOf(parseTransform('day'), 'x', primitive('timestamptz_ns'))).toThrow(IcebergFormatError);
+  it('computes timestamptz_ns transforms on its DuckDB form (TIMESTAMP_NS at UTC), not on the session zone', async () => {
+    const cases: [string, number[]][] = [
+      ["TIMESTAMP_NS '2017-11-16 22:31:08.000000001'", [47, 574, 17486, 419686]],
+      ["TIMESTAMP_NS '1969-12-31 23:59:59.999999999'", [-1, -1, -1, -1]],
+      ["TIMESTAMP_NS '1677-09-21 00:12:43.145225'", [-293, -3508, -106752, -2562048]],
+    ];
+    for (const [literal, expected] of cases) {
+      const exprs = ['year', 'month', 'day', 'hour'].map((t) => sqlOf(parseTransform(t), literal, primitive('timestamptz_ns')));
+      expect((await rows(`SELECT ${exprs.join(', ')}`))[0], literal).toEqual(expected);
+      const js = ['year', 'month', 'day', 'hour'].map((t) => bindTransform(parseTransform(t), primitive('timestamptz_ns'), site));
+      const [[nanos]] = (await rows(`SELECT epoch_ns(${literal})`)) as [[bigint]];
+      expect(js.map((b) => b.apply(nanos)), literal).toEqual(expected);
+    }
+  });
+
+  it('refuses unknown, variant and geometry sources of non-void transforms', () => {
+    for (const type of [primitive('unknown'), primitive('variant'), { kind: 'geometry' } as PrimitiveType]) {
+      expect(() => sqlOf(parseTransform('identity'), 'x', type), type.kind).toThrow(IcebergFormatError);
+      expect(() => sqlOf(bucket(4), 'x', type), type.kind).toThrow(IcebergFormatError);
+    }
   });
 
   it('yields typed NULLs for void and for NULL input', async () => {
@@ -181,6 +199,12 @@ const CASES: SourceCase[] = [
   },
   {
     type: primitive('timestamp_ns'),
+    duckType: 'TIMESTAMP_NS',
+    random: () => randomBigInt(63),
+    literal: (v) => `make_timestamp_ns(CAST(${v} AS BIGINT))`,
+  },
+  {
+    type: primitive('timestamptz_ns'),
     duckType: 'TIMESTAMP_NS',
     random: () => randomBigInt(63),
     literal: (v) => `make_timestamp_ns(CAST(${v} AS BIGINT))`,

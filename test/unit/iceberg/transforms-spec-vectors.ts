@@ -60,7 +60,8 @@ export const HASH_VECTORS: readonly HashVector[] = [
     name: 'timestamptz_ns 2017-11-16T14:31:08.000001001-08:00',
     type: T('timestamptz_ns'),
     value: microsOf('2017-11-16T14:31:08-08:00') * 1000n + 1001n,
-    sql: undefined,
+    // DuckDB form of timestamptz_ns: TIMESTAMP_NS holding the UTC wall clock.
+    sql: "TIMESTAMP_NS '2017-11-16 22:31:08.000001001'",
     hash: -1207196810,
   },
   { name: 'string iceberg', type: T('string'), value: 'iceberg', sql: "'iceberg'", hash: 1210000089 },

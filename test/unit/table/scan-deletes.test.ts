@@ -79,7 +79,7 @@ async function commitFiles(data: DataFile[], deletes: DataFile[]) {
     base: { metadata, io, create: false },
     mode: 'row-delta',
     addedFiles: [],
-    rowDelta: { addedDataFiles: data, addedDeleteFiles: deletes, removedDataFiles: [], validate: async () => {} },
+    rowDelta: { addedDataFiles: data, addedDeleteFiles: deletes, removedDataFiles: [], removedDeleteFiles: [], validate: async () => {} },
   });
 }
 

@@ -15,7 +15,7 @@ import { currentSchema, defaultSpec } from '../../../src/iceberg/snapshot-ancest
 import type { PartitionField } from '../../../src/iceberg/table-metadata.js';
 import { canTransform } from '../../../src/iceberg/transforms/result-type.js';
 import { parseTransform } from '../../../src/iceberg/transforms/transform.js';
-import { primitive } from '../../../src/iceberg/types.js';
+import { primitive, V3_TYPE_KINDS } from '../../../src/iceberg/types.js';
 import { commitSnapshot } from '../../../src/table/commit-snapshot.js';
 import { dataLocation } from '../../../src/table/locations.js';
 import { manifestsOf, snapshotOf } from '../../../src/table/scan.js';
@@ -63,6 +63,8 @@ async function createAndWrite(name: string, cases: readonly ExtremeCase[]) {
       ],
     },
     partitionSpec: { specId: 0, fields },
+    // Nanosecond timestamps are v3 types: a v2 table refuses them.
+    ...(V3_TYPE_KINDS.has(sample.type.kind) ? { properties: { 'format-version': '3' } } : {}),
   });
   const { metadata } = await catalog.loadTable(id);
   const rows = cases.map((c, i) => `SELECT ${i} AS case_id, ${c.sql} AS c`).join(' UNION ALL ');
