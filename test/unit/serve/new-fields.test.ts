@@ -34,6 +34,23 @@ describe('hasFieldsOutside', () => {
     expect(hasFieldsOutside(records(['{"id":1,"NAME":2}']), KNOWN)).toBe(true);
   });
 
+  it('finds the end of long strings (searched natively past the first bytes) across escaped quotes and backslashes', () => {
+    const long = 'y'.repeat(30);
+    // Values whose escaped quotes and backslashes fall before and after the natively searched part.
+    const known = [
+      `{"name":"${long}\\""}`,
+      `{"name":"${long}\\\\","id":1}`,
+      `{"name":"${'z'.repeat(23)}\\\\","id":1}`,
+      `{"name":"${'z'.repeat(23)}\\"${long}","id":1}`,
+      `{"name":"a\\"${long}\\\\\\"${long}\\\\","nested":{"x":"${long}\\"}"}}`,
+    ];
+    // Every value is valid JSON, passed as checked bytes (not a dead letter).
+    expect(records(known).filter((r) => r.json !== undefined)).toHaveLength(known.length);
+    expect(hasFieldsOutside(records(known), KNOWN)).toBe(false);
+    expect(hasFieldsOutside(records([`{"name":"${long}\\\\","${long}":1}`]), KNOWN)).toBe(true);
+    expect(hasFieldsOutside(records([`{"name":"${'z'.repeat(23)}\\"${long}","fresh":1}`]), KNOWN)).toBe(true);
+  });
+
   it('decodes escaped keys before comparing them', () => {
     const batch = records(['{"i\\u0064":1}']);
     expect(hasFieldsOutside(batch, KNOWN)).toBe(false);

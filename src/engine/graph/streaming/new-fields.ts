@@ -91,16 +91,36 @@ const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
 
 /**
- * Index of the quote closing the string opened at `open`; -1 when there is none. A loop in
- * JavaScript: most strings are short, and a native search costs more per call than it saves.
+ * Index of the quote closing the string opened at `open`; -1 when there is none. Short strings
+ * (most keys) are walked in JavaScript, where a native search costs more per call than it saves;
+ * past SHORT_STRING bytes the rest is found with Buffer.indexOf, a quote preceded by an odd run of
+ * backslashes being part of the string.
  */
 function stringEnd(json: Buffer, open: number): number {
-  for (let i = open + 1; i < json.length; i++) {
+  const walked = Math.min(json.length, open + 1 + SHORT_STRING);
+  for (let i = open + 1; i < walked; i++) {
     const c = json[i];
     if (c === QUOTE) return i;
     if (c === BACKSLASH) i++;
   }
-  return -1;
+  let from = walked;
+  // A backslash walked last escapes the byte at `walked`.
+  if (walked > open + 1 && json[walked - 1] === BACKSLASH && !escapedAt(json, walked - 1, open)) from = walked + 1;
+  for (;;) {
+    const quote = json.indexOf(QUOTE, from);
+    if (quote < 0) return -1;
+    if (!escapedAt(json, quote, open)) return quote;
+    from = quote + 1;
+  }
+}
+
+const SHORT_STRING = 24;
+
+/** Whether the byte at `at` is escaped: an odd run of backslashes right before it (after `open`). */
+function escapedAt(json: Buffer, at: number, open: number): boolean {
+  let run = 0;
+  for (let i = at - 1; i > open && json[i] === BACKSLASH; i--) run++;
+  return run % 2 === 1;
 }
 
 /** Index just past the value starting at `start`; -1 when it does not end. */
