@@ -13,6 +13,7 @@ import { quoteLiteral, type DuckDbSession } from '../duckdb/session.js';
 import { writeDeletionVectors } from '../write/deletion-vector-writer.js';
 import type { LiveFile, ScanTask } from './delete-planning.js';
 import { TableFileStaging } from './file-staging.js';
+import { positionDeletesOf } from './read-rows.js';
 
 export interface DeletionVectorChangeRequest {
   readonly session: DuckDbSession;
@@ -27,9 +28,6 @@ export interface DeletionVectorChanges {
   readonly addedDeleteFiles: DataFile[];
   readonly removedDeleteFiles: DataFile[];
 }
-
-const POS_FIELD_ID = 2147483545;
-const FILE_PATH_FIELD_ID = 2147483546;
 
 /** New vectors for the tasks rows were deleted from (files that stay), replacing what they merge. */
 export async function deletionVectorChanges(request: DeletionVectorChangeRequest, tasks: readonly ScanTask[]): Promise<DeletionVectorChanges> {
@@ -96,11 +94,5 @@ async function deletedBefore(request: DeletionVectorChangeRequest, staging: Tabl
   const positionFiles = task.deletes.filter((live: LiveFile) => live.file.content === DataFileContent.PositionDeletes);
   if (positionFiles.length === 0) return new BigInt64Array(0);
   const locals = await staging.localPaths(positionFiles.map((live) => live.file.filePath));
-  const files = `[${locals.map(quoteLiteral).join(', ')}]`;
-  return request.session.queryBigInts(
-    `SELECT DISTINCT x.pos FROM read_parquet(${files}, schema = map {` +
-      `${FILE_PATH_FIELD_ID}: {name: 'file_path', type: 'VARCHAR', default_value: NULL}, ` +
-      `${POS_FIELD_ID}: {name: 'pos', type: 'BIGINT', default_value: NULL}}) x ` +
-      `WHERE x.file_path = ${quoteLiteral(task.data.file.filePath)} ORDER BY 1`,
-  );
+  return request.session.queryBigInts(`SELECT DISTINCT pos FROM (${positionDeletesOf(locals, task.data.file.filePath)}) ORDER BY 1`);
 }

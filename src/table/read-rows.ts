@@ -125,11 +125,7 @@ function fileRows(request: LiveRowsRequest, task: ScanTask, sources: FileSources
     // Planning never gives position delete files with a vector: the vector shadows them.
     sql += ` ANTI JOIN (SELECT v.pos FROM ${sources.vector.table} v WHERE v.file_index = ${sources.vector.index}) z ON z.pos = d.file_row_number`;
   } else if (positionLocal.length > 0) {
-    const deletes =
-      `SELECT x.pos FROM read_parquet(${listOf(positionLocal)}, hive_partitioning = false, schema = map {` +
-      `${FILE_PATH_FIELD_ID}: {name: 'file_path', type: 'VARCHAR', default_value: NULL}, ` +
-      `${POS_FIELD_ID}: {name: 'pos', type: 'BIGINT', default_value: NULL}}) x WHERE x.file_path = ${uri}`;
-    sql += ` ANTI JOIN (${deletes}) z ON z.pos = d.file_row_number`;
+    sql += ` ANTI JOIN (${positionDeletesOf(positionLocal, task.data.file.filePath)}) z ON z.pos = d.file_row_number`;
   }
   equalityGroups(task).forEach((group, g) => {
     const fields = group.ids.map((id) => topLevelField(request.schema, id)!);
@@ -141,6 +137,15 @@ function fileRows(request: LiveRowsRequest, task: ScanTask, sources: FileSources
     sql += ` ANTI JOIN (SELECT DISTINCT ${keys.join(', ')} FROM read_parquet(${listOf(locals)}, hive_partitioning = false, schema = map {${map.join(', ')}})) ${alias} ON ${on}`;
   });
   return `(${sql})`;
+}
+
+/** A SELECT of the positions (column `pos`) that local Parquet position delete files delete from one data file. */
+export function positionDeletesOf(localDeleteFiles: readonly string[], dataFilePath: string): string {
+  return (
+    `SELECT x.pos FROM read_parquet(${listOf(localDeleteFiles)}, hive_partitioning = false, schema = map {` +
+    `${FILE_PATH_FIELD_ID}: {name: 'file_path', type: 'VARCHAR', default_value: NULL}, ` +
+    `${POS_FIELD_ID}: {name: 'pos', type: 'BIGINT', default_value: NULL}}) x WHERE x.file_path = ${quoteLiteral(dataFilePath)}`
+  );
 }
 
 /** A data file's equality delete files grouped by their set of equality ids. */
