@@ -34,6 +34,13 @@ export interface RecordHeader {
   readonly value: Buffer | null;
 }
 
+/** Where a record's staged line is (kafka/staged-line.ts): bytes [start, end) of `bytes`, ending in a newline. */
+export interface StagedLineRef {
+  readonly bytes: Uint8Array;
+  readonly start: number;
+  readonly end: number;
+}
+
 export interface SourceRecord<V> extends TopicPartition {
   readonly offset: bigint;
   readonly timestampMs: number;
@@ -48,6 +55,15 @@ export interface SourceRecord<V> extends TopicPartition {
    * from them only when read.
    */
   readonly json?: Buffer;
+  /**
+   * With `json`: names that include every top-level key of the value, found when it was checked;
+   * records fetched together share one list, which may name keys only others have.
+   */
+  readonly fieldNames?: readonly string[];
+  /** Key plus value bytes as fetched, when the record knows it without reading them. */
+  readonly byteLength?: number;
+  /** With `json`: the record's staged line, when the source wrote it as it fetched the record (kafka/staged-line.ts). */
+  readonly stagedLine?: StagedLineRef | undefined;
 }
 
 /**

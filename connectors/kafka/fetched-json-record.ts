@@ -4,12 +4,13 @@
  * if something reads `value`. Every other field is read from the fetched record when asked for,
  * so a record waiting in a batch holds no copies.
  */
-import type { RecordHeader, SourceRecord } from '../streaming-source.js';
-import type { RawRecord } from './raw-record.js';
+import type { RecordHeader, SourceRecord, StagedLineRef } from '../streaming-source.js';
+import { recordBytes, type RawRecord } from './raw-record.js';
 import type { RecordDecoder } from './record-decoder.js';
 
 export class FetchedJsonRecord<V> implements SourceRecord<V> {
   private decoded: { value: V } | undefined;
+  private fetched: Buffer | undefined;
 
   constructor(
     private readonly record: RawRecord,
@@ -40,8 +41,22 @@ export class FetchedJsonRecord<V> implements SourceRecord<V> {
     return this.record.headers;
   }
 
+  /** Read once: a value kept only in its staged line is copied out of it. */
   get json(): Buffer {
-    return this.record.value as Buffer;
+    this.fetched ??= this.record.value as Buffer;
+    return this.fetched;
+  }
+
+  get stagedLine(): StagedLineRef | undefined {
+    return this.record.stagedLine;
+  }
+
+  get fieldNames(): readonly string[] | undefined {
+    return this.record.fieldNames;
+  }
+
+  get byteLength(): number {
+    return recordBytes(this.record);
   }
 
   get raw(): Buffer {

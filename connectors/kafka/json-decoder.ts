@@ -9,7 +9,7 @@
 import { parseJson } from '../../src/iceberg/json.js';
 import { RECORD_COORDINATE_FIELDS } from '../streaming-source.js';
 import { DecodeError } from './decode-error.js';
-import { isStageableJsonObject, reservedKeyBytes } from './json-object-check.js';
+import { isStageableJsonObject, reservedKeyBytes, type TopLevelKeyBounds } from './json-object-check.js';
 import type { RawRecord } from './raw-record.js';
 import type { Decoded, RecordDecoder } from './record-decoder.js';
 
@@ -19,8 +19,8 @@ const RESERVED_KEYS = reservedKeyBytes(RECORD_COORDINATE_FIELDS);
 export type JsonObject = Record<string, unknown>;
 
 /** The byte check of passesAsJson, which a client may run beforehand off the main thread (RawRecord.stageableJson). */
-export function isStageableJsonValue(value: Buffer): boolean {
-  return isStageableJsonObject(value, RESERVED_KEYS);
+export function isStageableJsonValue(value: Buffer, keys?: TopLevelKeyBounds): boolean {
+  return isStageableJsonObject(value, RESERVED_KEYS, keys);
 }
 
 export interface JsonDecoderOptions {
@@ -35,7 +35,11 @@ export class JsonDecoder implements RecordDecoder<JsonObject> {
   constructor(private readonly options: JsonDecoderOptions = {}) {}
 
   passesAsJson(record: RawRecord): boolean {
-    return this.options.alwaysParse !== true && record.value !== null && (record.stageableJson ?? isStageableJsonValue(record.value));
+    if (this.options.alwaysParse === true) return false;
+    // The client's check, when it ran one, answers without touching the value.
+    const checked = record.stageableJson;
+    if (checked !== undefined) return checked;
+    return record.value !== null && isStageableJsonValue(record.value);
   }
 
   decode(record: RawRecord): Decoded<JsonObject> {

@@ -30,11 +30,34 @@ export function reservedKeyBytes(keys: readonly string[]): Uint8Array[] {
 // read, or FAIL: plain locals keep the per-byte loops fast (the check runs once per record).
 const FAIL = -1;
 
-export function isStageableJsonObject(value: Uint8Array, reserved: readonly Uint8Array[]): boolean {
+/** Where the top-level keys of the last value checked are: [start, end) byte pairs, in order. */
+export class TopLevelKeyBounds {
+  bounds = new Int32Array(64);
+  count = 0;
+
+  reset(): void {
+    this.count = 0;
+  }
+
+  add(start: number, end: number): void {
+    if (this.count * 2 + 2 > this.bounds.length) {
+      const grown = new Int32Array(this.bounds.length * 2);
+      grown.set(this.bounds);
+      this.bounds = grown;
+    }
+    this.bounds[this.count * 2] = start;
+    this.bounds[this.count * 2 + 1] = end;
+    this.count++;
+  }
+}
+
+/** With `keys`, the top-level keys' bounds are collected into it as the walk passes them. */
+export function isStageableJsonObject(value: Uint8Array, reserved: readonly Uint8Array[], keys?: TopLevelKeyBounds): boolean {
   if (!isUtf8(value)) return false;
   const at = skipSpace(value, 0);
   if (value[at] !== OPEN_BRACE) return false;
-  const after = object(value, at, 1, reserved);
+  keys?.reset();
+  const after = object(value, at, 1, reserved, keys);
   return after !== FAIL && skipSpace(value, after) === value.length;
 }
 
@@ -48,8 +71,8 @@ function skipSpace(b: Uint8Array, at: number): number {
   return at;
 }
 
-/** At the opening brace; `reserved` is given for the top level only. */
-function object(b: Uint8Array, at: number, depth: number, reserved: readonly Uint8Array[] | undefined): number {
+/** At the opening brace; `reserved` and `keys` are given for the top level only. */
+function object(b: Uint8Array, at: number, depth: number, reserved: readonly Uint8Array[] | undefined, keys?: TopLevelKeyBounds): number {
   at = skipSpace(b, at + 1);
   if (b[at] === CLOSE_BRACE) return at + 1;
   for (;;) {
@@ -58,6 +81,7 @@ function object(b: Uint8Array, at: number, depth: number, reserved: readonly Uin
     at = string(b, at, reserved === undefined);
     if (at === FAIL) return FAIL;
     if (reserved !== undefined && b[keyStart] === UNDERSCORE && isReserved(b, keyStart, at - 1, reserved)) return FAIL;
+    keys?.add(keyStart, at - 1);
     at = skipSpace(b, at);
     if (b[at] !== COLON) return FAIL;
     at = value(b, skipSpace(b, at + 1), depth);
@@ -87,7 +111,7 @@ function array(b: Uint8Array, at: number, depth: number): number {
 function value(b: Uint8Array, at: number, depth: number): number {
   const c = b[at];
   if (c === QUOTE) return string(b, at, true);
-  if (c === OPEN_BRACE) return depth < MAX_DEPTH ? object(b, at, depth + 1, undefined) : FAIL;
+  if (c === OPEN_BRACE) return depth < MAX_DEPTH ? object(b, at, depth + 1, undefined, undefined) : FAIL;
   if (c === OPEN_BRACKET) return depth < MAX_DEPTH ? array(b, at, depth + 1) : FAIL;
   if (c === 0x74) return literal(b, at, TRUE);
   if (c === 0x66) return literal(b, at, FALSE);

@@ -15,7 +15,7 @@ import { topicPartitionKey, type TopicPartition } from '../streaming-source.js';
 import { byTopic } from './consumer-client.js';
 import { workerError, type FromWorker, type ToWorker, type WorkerConsumerOptions } from './kafka-worker-messages.js';
 import { kafkaJs, kafkaJsConsumer, kafkaJsPartitionBounds, runKafkaJsConsumer } from './kafkajs-consumer.js';
-import { packBatch, transferables } from './packed-batch.js';
+import { packBatch, packedBytes, transferables } from './packed-batch.js';
 
 const port = parentPort;
 if (port === null) throw new Error('kafka-consumer-worker.ts runs only as a worker thread');
@@ -105,7 +105,7 @@ async function start(topics: readonly string[], options: WorkerConsumerOptions):
     await runKafkaJsConsumer(created, topics, async (batch, isStale, heartbeat) => {
       if (isStale()) return;
       const packed = packBatch(batch, epochs.get(topicPartitionKey(batch)) ?? 0, options.checkJson === true);
-      unreceivedBytes += packed.bytes.byteLength;
+      unreceivedBytes += packedBytes(packed);
       post({ kind: 'batch', batch: packed }, transferables(packed));
       while (unreceivedBytes > MAX_UNRECEIVED_BYTES && !stopping) {
         await new Promise<void>((resolve) => {

@@ -18,7 +18,8 @@ import { kafkaJs, kafkaJsPartitionBounds, type KafkaJsClientOptions } from './ka
 import { pipelineKafkaSource, type PipelineKafkaSource } from './pipeline-source-options.js';
 import { WorkerConsumerClient } from './worker-consumer-client.js';
 
-type Item = { readonly kind: 'record'; readonly record: SourceRecord<Record<string, unknown>> } | { readonly kind: 'dead'; readonly letter: DeadLetterCandidate };
+type JsonSourceRecord = SourceRecord<Record<string, unknown>>;
+type Positioned = TopicPartition & { readonly offset: bigint };
 
 interface Cursor {
   readonly tp: TopicPartition;
@@ -26,20 +27,21 @@ interface Cursor {
   handed: bigint;
   /** The source returned everything below it. */
   delivered: bigint;
-  /** Items at or above `handed`, in offset order, fetched but not returned yet. */
-  readonly pending: ItemQueue;
+  /** Records and dead letters at or above `handed`, each in offset order, fetched but not returned yet. */
+  readonly records: Queue<JsonSourceRecord>;
+  readonly letters: Queue<DeadLetterCandidate>;
 }
 
 /** A first-in first-out queue whose take is O(1) (Array.shift moves every item left behind it). */
-class ItemQueue {
-  private items: Item[] = [];
+class Queue<T> {
+  private items: T[] = [];
   private head = 0;
 
   get size(): number {
     return this.items.length - this.head;
   }
 
-  peek(): Item | undefined {
+  peek(): T | undefined {
     return this.items[this.head];
   }
 
@@ -51,10 +53,12 @@ class ItemQueue {
     }
   }
 
-  push(item: Item): void {
+  push(item: T): void {
     this.items.push(item);
   }
 }
+
+const newCursor = (tp: TopicPartition, from: bigint): Cursor => ({ tp: { topic: tp.topic, partition: tp.partition }, handed: from, delivered: from, records: new Queue(), letters: new Queue() });
 
 const MAX_POLL_RECORDS = 20_000;
 /** How long a member of a consumer group waits for the group's first assignment. */
@@ -153,7 +157,7 @@ export class KafkaOffsetStream implements OffsetStream {
       const key = topicPartitionKey(r);
       const cursor = this.cursors.get(key);
       if (cursor !== undefined && cursor.handed === r.firstOffset) continue;
-      this.cursors.set(key, { tp: { topic: r.topic, partition: r.partition }, handed: r.firstOffset, delivered: r.firstOffset, pending: new ItemQueue() });
+      this.cursors.set(key, newCursor(r, r.firstOffset));
       moved.push({ topic: r.topic, partition: r.partition, nextOffset: r.firstOffset });
     }
     if (moved.length > 0) source.seek(moved);
@@ -161,31 +165,38 @@ export class KafkaOffsetStream implements OffsetStream {
     source.pause(idle);
     source.resume(wanted);
 
-    const records: SourceRecord<Record<string, unknown>>[] = [];
+    const records: JsonSourceRecord[] = [];
     const deadLetters: DeadLetterCandidate[] = [];
     let bytes = 0;
     let skipped = 0;
+    // Records and dead letters leave their queues merged by offset; a record's size is read without touching its bytes.
     const take = (cursor: Cursor, end: bigint): void => {
-      while (cursor.pending.size > 0 && bytes < limits.maxBytes) {
-        const item = cursor.pending.peek() as Item;
-        const offset = offsetOf(item);
-        if (offset >= end) break;
-        cursor.pending.take();
-        if (item.kind === 'record') {
-          records.push(item.record);
-          bytes += (item.record.key?.length ?? 0) + (item.record.raw?.length ?? item.record.json?.length ?? 0);
-        } else {
-          deadLetters.push(item.letter);
-          bytes += (item.letter.key?.length ?? 0) + (item.letter.value?.length ?? 0);
-        }
-        cursor.handed = offset + 1n;
+      const pendingRecords = cursor.records;
+      const pendingLetters = cursor.letters;
+      while (bytes < limits.maxBytes) {
+        const record = pendingRecords.peek();
+        const letter = pendingLetters.peek();
+        if (record !== undefined && (letter === undefined || record.offset < letter.offset)) {
+          const offset = record.offset;
+          if (offset >= end) break;
+          pendingRecords.take();
+          records.push(record);
+          bytes += record.byteLength ?? (record.key?.length ?? 0) + (record.raw?.length ?? record.json?.length ?? 0);
+          cursor.handed = offset + 1n;
+        } else if (letter !== undefined) {
+          if (letter.offset >= end) break;
+          pendingLetters.take();
+          deadLetters.push(letter);
+          bytes += (letter.key?.length ?? 0) + (letter.value?.length ?? 0);
+          cursor.handed = letter.offset + 1n;
+        } else break;
       }
     };
     const complete = (r: PositionRange): boolean => {
       const cursor = this.cursors.get(topicPartitionKey(r)) as Cursor;
       take(cursor, r.nextOffset);
-      const first = cursor.pending.peek();
-      if (first !== undefined && offsetOf(first) < r.nextOffset) return false;
+      const first = minOffset(cursor.records.peek(), cursor.letters.peek());
+      if (first !== undefined && first < r.nextOffset) return false;
       const fetched = first === undefined ? source.fetchedPosition(r) : undefined;
       const through = maxOf(cursor.delivered, fetched ?? 0n);
       if (through > cursor.handed) cursor.handed = minOf(through, r.nextOffset);
@@ -213,10 +224,8 @@ export class KafkaOffsetStream implements OffsetStream {
       }
       quietSince = Date.now();
       for (const n of Object.values(polled.skipped)) skipped += n;
-      // Records and dead letters come apart: parked in offset order, as a partition's reads must hand them out.
-      const items: Item[] = [...polled.records.map((record) => ({ kind: 'record' as const, record })), ...polled.deadLetters.map((letter) => ({ kind: 'dead' as const, letter }))];
-      items.sort((a, b) => compareOffsets(offsetOf(a), offsetOf(b)));
-      this.parkAll(items);
+      this.parkAll(polled.records, (cursor) => cursor.records);
+      this.parkAll(polled.deadLetters, (cursor) => cursor.letters);
       for (const range of polled.ranges) {
         const cursor = this.cursors.get(topicPartitionKey(range));
         if (cursor !== undefined && range.nextOffset > cursor.delivered) cursor.delivered = range.nextOffset;
@@ -239,18 +248,18 @@ export class KafkaOffsetStream implements OffsetStream {
   }
 
   /**
-   * Keeps each fetched item for its partition, unless it lies below what was already returned.
-   * Items come in runs of one partition: its cursor is looked up once per run, not per record.
+   * Keeps each fetched record (or dead letter) for its partition, unless it lies below what was
+   * already returned. They come in runs of one partition in offset order: a partition's cursor is
+   * looked up once per run, not per record.
    */
-  private parkAll(items: readonly Item[]): void {
+  private parkAll<T extends Positioned>(items: readonly T[], queueOf: (cursor: Cursor) => Queue<T>): void {
     let run: { topic: string; partition: number; cursor: Cursor | undefined } | undefined;
     for (const item of items) {
-      const tp = item.kind === 'record' ? item.record : item.letter;
-      if (run === undefined || run.partition !== tp.partition || run.topic !== tp.topic) {
-        run = { topic: tp.topic, partition: tp.partition, cursor: this.cursors.get(topicPartitionKey(tp)) };
+      if (run === undefined || run.partition !== item.partition || run.topic !== item.topic) {
+        run = { topic: item.topic, partition: item.partition, cursor: this.cursors.get(topicPartitionKey(item)) };
       }
       const { cursor } = run;
-      if (cursor !== undefined && offsetOf(item) >= cursor.handed) cursor.pending.push(item);
+      if (cursor !== undefined && item.offset >= cursor.handed) queueOf(cursor).push(item);
     }
   }
 
@@ -273,7 +282,7 @@ export class KafkaOffsetStream implements OffsetStream {
     const start = new Map<string, SourcePosition>([...this.lastBounds.values()].map((b) => [topicPartitionKey(b), { topic: b.topic, partition: b.partition, nextOffset: b.high }]));
     for (const r of wanted) {
       start.set(topicPartitionKey(r), { topic: r.topic, partition: r.partition, nextOffset: r.firstOffset });
-      this.cursors.set(topicPartitionKey(r), { tp: { topic: r.topic, partition: r.partition }, handed: r.firstOffset, delivered: r.firstOffset, pending: new ItemQueue() });
+      this.cursors.set(topicPartitionKey(r), newCursor(r, r.firstOffset));
     }
     await source.open([...start.values()]);
     this.source = source;
@@ -281,8 +290,7 @@ export class KafkaOffsetStream implements OffsetStream {
   }
 }
 
-const offsetOf = (item: Item): bigint => (item.kind === 'record' ? item.record.offset : item.letter.offset);
-const compareOffsets = (a: bigint, b: bigint): number => (a < b ? -1 : a > b ? 1 : 0);
+const minOffset = (a: Positioned | undefined, b: Positioned | undefined): bigint | undefined => (a === undefined ? b?.offset : b === undefined || a.offset < b.offset ? a.offset : b.offset);
 const maxOf = (a: bigint, b: bigint): bigint => (a > b ? a : b);
 const minOf = (a: bigint, b: bigint): bigint => (a < b ? a : b);
 

@@ -4,12 +4,14 @@
  * moves by transfer instead of cloning an object per record. The main thread turns it back into
  * RawRecords whose keys and values are views on that one array.
  */
-import type { Batch, IHeaders } from 'kafkajs';
-import type { RecordHeader, TopicPartition } from '../streaming-source.js';
+import type { Batch } from 'kafkajs';
+import type { RecordHeader, StagedLineRef, TopicPartition } from '../streaming-source.js';
 import type { FetchedBatch } from './consumer-client.js';
+import { BatchFieldNames } from './batch-field-names.js';
 import { isStageableJsonValue } from './json-decoder.js';
 import { fetchedOffsetOf, toHeaders } from './kafkajs-consumer.js';
 import { NO_HEADERS, type RawRecord } from './raw-record.js';
+import { LineWriter, topicHead, writeStagedLine } from './staged-line.js';
 
 /** A record's headers in a cloneable form: [key, value or null] pairs. */
 type PackedHeaders = Array<[string, Uint8Array | null]>;
@@ -21,27 +23,54 @@ export interface PackedBatch extends TopicPartition {
   readonly epoch: number;
   readonly offsets: BigInt64Array;
   readonly timestamps: Float64Array;
-  /** Keys and values back to back. */
+  /** Keys, and the values that have no staged line, back to back. */
   readonly bytes: Uint8Array;
-  /** Per record: key start, key end, value start, value end in `bytes`; a start of -1 is null. */
+  /**
+   * Per record: key start, key end, value start, value end, in `bytes`, or in `json.lines` for a
+   * value with a staged line; a start of -1 is null.
+   */
   readonly bounds: Int32Array;
   /** Per record, only when some record has headers. */
   readonly headers?: ReadonlyArray<PackedHeaders | null>;
-  /** Per record, 1 where the value passed the JSON decoder's byte check; only when asked for. */
-  readonly stageableJson?: Uint8Array;
+  /** Only when asked to check JSON values. */
+  readonly json?: PackedJsonLines;
+}
+
+/** The values that passed the JSON decoder's byte check, as the lines the engine stages (staged-line.ts). */
+export interface PackedJsonLines {
+  readonly lines: Uint8Array;
+  /** Per record: where its line starts in `lines`; -1 when its value did not pass the check. */
+  readonly starts: Int32Array;
+  /** Per record with a line: the index in `lines` of the byte that stands for the value's opening brace. */
+  readonly braces: Int32Array;
+  /** Every top-level key of the values that passed. */
+  readonly fieldNames: readonly string[];
 }
 
 export function packBatch(batch: Batch, epoch: number, checkJson: boolean): PackedBatch {
   const messages = batch.messages;
   const count = messages.length;
-  let total = 0;
-  for (const m of messages) total += (m.key?.length ?? 0) + (m.value?.length ?? 0);
-  const bytes = new Uint8Array(total);
   const bounds = new Int32Array(count * 4);
   const offsets = new BigInt64Array(count);
   const timestamps = new Float64Array(count);
   let headers: Array<PackedHeaders | null> | undefined;
-  const stageableJson = checkJson ? new Uint8Array(count) : undefined;
+  const json = checkJson ? new JsonLinePacker(batch, count) : undefined;
+  const valueInBytes = new Uint8Array(count);
+  let total = 0;
+  for (let i = 0; i < count; i++) {
+    const m = messages[i] as Batch['messages'][number];
+    const timestampMs = Number(m.timestamp);
+    offsets[i] = BigInt(m.offset);
+    timestamps[i] = timestampMs;
+    const list = toHeaders(m.headers);
+    if (list.length > 0) (headers ??= new Array<PackedHeaders | null>(count).fill(null))[i] = packHeaders(list);
+    total += m.key?.length ?? 0;
+    if (m.value === null) continue;
+    if (json?.add(i, m, timestampMs, list, bounds) === true) continue;
+    valueInBytes[i] = 1;
+    total += m.value.length;
+  }
+  const bytes = new Uint8Array(total);
   let at = 0;
   const put = (value: Buffer | null, slot: number): void => {
     if (value === null) {
@@ -56,13 +85,8 @@ export function packBatch(batch: Batch, epoch: number, checkJson: boolean): Pack
   };
   for (let i = 0; i < count; i++) {
     const m = messages[i] as Batch['messages'][number];
-    offsets[i] = BigInt(m.offset);
-    timestamps[i] = Number(m.timestamp);
     put(m.key ?? null, i * 4);
-    put(m.value ?? null, i * 4 + 2);
-    if (stageableJson !== undefined && m.value !== null && isStageableJsonValue(m.value)) stageableJson[i] = 1;
-    const packed = packHeaders(m.headers);
-    if (packed !== null) (headers ??= new Array<PackedHeaders | null>(count).fill(null))[i] = packed;
+    if (valueInBytes[i] === 1 || m.value === null) put(m.value ?? null, i * 4 + 2);
   }
   return {
     topic: batch.topic,
@@ -75,14 +99,60 @@ export function packBatch(batch: Batch, epoch: number, checkJson: boolean): Pack
     bytes,
     bounds,
     ...(headers === undefined ? {} : { headers }),
-    ...(stageableJson === undefined ? {} : { stageableJson }),
+    ...(json === undefined ? {} : { json: json.done() }),
   };
+}
+
+/** Writes the staged line of each value that passes the byte check, and collects their field names. */
+class JsonLinePacker {
+  private readonly out: LineWriter;
+  private readonly head: Buffer;
+  private readonly starts: Int32Array;
+  private readonly braces: Int32Array;
+  private readonly fieldNames = new BatchFieldNames();
+
+  constructor(
+    private readonly batch: Batch,
+    count: number,
+  ) {
+    let total = 0;
+    for (const m of batch.messages) total += (m.value?.length ?? 0) + (m.key?.length ?? 0) + 128;
+    this.out = new LineWriter(total);
+    this.head = topicHead(batch.topic);
+    this.starts = new Int32Array(count).fill(-1);
+    this.braces = new Int32Array(count);
+  }
+
+  /** Whether the value passed and got a line; its bounds then index the lines. */
+  add(index: number, m: Batch['messages'][number], timestampMs: number, headers: readonly RecordHeader[], bounds: Int32Array): boolean {
+    const value = m.value as Buffer;
+    if (!isStageableJsonValue(value, this.fieldNames.keys)) return false;
+    this.fieldNames.accept(value);
+    const start = this.out.size;
+    const brace = writeStagedLine(this.out, this.head, { partition: this.batch.partition, offset: m.offset, timestampMs, key: m.key ?? null, headers, json: value });
+    this.starts[index] = start;
+    this.braces[index] = brace;
+    // The value runs from its first byte (blanks before the brace included) to the newline.
+    bounds[index * 4 + 2] = brace - value.indexOf(0x7b);
+    bounds[index * 4 + 3] = this.out.size - 1;
+    return true;
+  }
+
+  done(): PackedJsonLines {
+    return { lines: this.out.done(), starts: this.starts, braces: this.braces, fieldNames: this.fieldNames.list() };
+  }
+}
+
+/** Bytes a packed batch holds (what the worker counts until the main thread has received them). */
+export function packedBytes(packed: PackedBatch): number {
+  return packed.bytes.byteLength + (packed.json?.lines.byteLength ?? 0);
 }
 
 /** The buffers a packed batch hands over (no copy) when posted. */
 export function transferables(packed: PackedBatch): ArrayBuffer[] {
   const buffers = [packed.offsets.buffer, packed.timestamps.buffer, packed.bytes.buffer, packed.bounds.buffer] as ArrayBuffer[];
-  if (packed.stageableJson !== undefined) buffers.push(packed.stageableJson.buffer as ArrayBuffer);
+  const json = packed.json;
+  if (json !== undefined) buffers.push(json.lines.buffer as ArrayBuffer, json.starts.buffer as ArrayBuffer, json.braces.buffer as ArrayBuffer);
   return buffers;
 }
 
@@ -100,14 +170,30 @@ export function unpackBatch(packed: PackedBatch): FetchedBatch {
 
 class UnpackedArrays {
   readonly bytes: Buffer;
+  readonly lines: Buffer | undefined;
 
   constructor(readonly packed: PackedBatch) {
-    this.bytes = Buffer.from(packed.bytes.buffer, packed.bytes.byteOffset, packed.bytes.byteLength);
+    this.bytes = asBuffer(packed.bytes);
+    this.lines = packed.json === undefined ? undefined : asBuffer(packed.json.lines);
   }
 
   slice(slot: number): Buffer | null {
     const start = this.packed.bounds[slot] as number;
     return start < 0 ? null : this.bytes.subarray(start, this.packed.bounds[slot + 1]);
+  }
+
+  /** Whether the record's value is in its staged line. */
+  hasLine(index: number): boolean {
+    return (this.packed.json?.starts[index] ?? -1) >= 0;
+  }
+
+  /** A copy of a value kept in its staged line, its opening brace put back. */
+  valueFromLine(index: number): Buffer {
+    const json = this.packed.json as PackedJsonLines;
+    const start = this.packed.bounds[index * 4 + 2] as number;
+    const value = Buffer.from((this.lines as Buffer).subarray(start, this.packed.bounds[index * 4 + 3]));
+    value[(json.braces[index] as number) - start] = 0x7b;
+    return value;
   }
 
   length(slot: number): number {
@@ -143,7 +229,7 @@ class PackedRecord implements RawRecord {
   }
 
   get value(): Buffer | null {
-    return this.arrays.slice(this.index * 4 + 2);
+    return this.arrays.hasLine(this.index) ? this.arrays.valueFromLine(this.index) : this.arrays.slice(this.index * 4 + 2);
   }
 
   get headers(): readonly RecordHeader[] {
@@ -151,19 +237,29 @@ class PackedRecord implements RawRecord {
   }
 
   get stageableJson(): boolean | undefined {
-    const checked = this.arrays.packed.stageableJson;
-    return checked === undefined ? undefined : checked[this.index] === 1;
+    return this.arrays.packed.json === undefined ? undefined : this.arrays.hasLine(this.index);
   }
 
   get byteLength(): number {
     return this.arrays.length(this.index * 4) + this.arrays.length(this.index * 4 + 2);
   }
+
+  get fieldNames(): readonly string[] | undefined {
+    return this.arrays.hasLine(this.index) ? this.arrays.packed.json?.fieldNames : undefined;
+  }
+
+  get stagedLine(): StagedLineRef | undefined {
+    const json = this.arrays.packed.json;
+    const start = json?.starts[this.index] ?? -1;
+    return start < 0 ? undefined : { bytes: this.arrays.lines as Buffer, start, end: (this.arrays.packed.bounds[this.index * 4 + 3] as number) + 1 };
+  }
 }
 
-function packHeaders(headers: IHeaders | undefined): PackedHeaders | null {
-  const list = toHeaders(headers);
+const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
+function packHeaders(list: readonly RecordHeader[]): PackedHeaders {
   // A copy of each value: a view would clone the whole buffer it points into.
-  return list.length === 0 ? null : list.map((h): [string, Uint8Array | null] => [h.key, h.value === null ? null : new Uint8Array(h.value)]);
+  return list.map((h): [string, Uint8Array | null] => [h.key, h.value === null ? null : new Uint8Array(h.value)]);
 }
 
 function unpackHeaders(packed: PackedHeaders | null): readonly RecordHeader[] {

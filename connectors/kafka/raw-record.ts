@@ -2,7 +2,7 @@
  * A Kafka record as fetched, before decoding: coordinates, timestamp, key, value and headers as
  * bytes. Every decoder reads this and every dead letter is built from it.
  */
-import type { DeadLetterCandidate, RecordHeader, TopicPartition } from '../streaming-source.js';
+import type { DeadLetterCandidate, RecordHeader, StagedLineRef, TopicPartition } from '../streaming-source.js';
 
 export interface RawRecord extends TopicPartition {
   readonly offset: bigint;
@@ -14,6 +14,10 @@ export interface RawRecord extends TopicPartition {
   readonly stageableJson?: boolean | undefined;
   /** Key plus value bytes, when the record knows it without reading them. */
   readonly byteLength?: number;
+  /** With stageableJson: names including every top-level key of the value (SourceRecord.fieldNames). */
+  readonly fieldNames?: readonly string[] | undefined;
+  /** With stageableJson: the record's staged line, when the client wrote it (SourceRecord.stagedLine). */
+  readonly stagedLine?: StagedLineRef | undefined;
 }
 
 export const NO_HEADERS: readonly RecordHeader[] = Object.freeze([]);

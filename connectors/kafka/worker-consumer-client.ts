@@ -8,7 +8,7 @@ import { Worker } from 'node:worker_threads';
 import { topicPartitionKey, type TopicPartition } from '../streaming-source.js';
 import type { ConsumerClient, ConsumerHandlers, PartitionBounds } from './consumer-client.js';
 import { fromWorkerError, type FromWorker, type ToWorker, type WorkerConsumerOptions } from './kafka-worker-messages.js';
-import { unpackBatch } from './packed-batch.js';
+import { packedBytes, unpackBatch } from './packed-batch.js';
 import { registerSaslSecrets } from './sasl-secrets.js';
 
 const STOP_TIMEOUT_MS = 30_000;
@@ -105,7 +105,7 @@ export class WorkerConsumerClient implements ConsumerClient {
         this.send({ kind: 'assignment-handled', generation: message.generation });
         return;
       case 'batch': {
-        this.send({ kind: 'received', bytes: message.batch.bytes.byteLength });
+        this.send({ kind: 'received', bytes: packedBytes(message.batch) });
         const key = topicPartitionKey(message.batch);
         handlers.onBatch(unpackBatch(message.batch), () => message.batch.epoch !== (this.epochs.get(key) ?? 0));
         return;

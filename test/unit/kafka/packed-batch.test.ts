@@ -6,7 +6,10 @@
 import type { Batch, KafkaMessage } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import { JsonDecoder } from '../../../connectors/kafka/json-decoder.js';
+import { decodeRecords } from '../../../connectors/kafka/decode-records.js';
 import { packBatch, transferables, unpackBatch } from '../../../connectors/kafka/packed-batch.js';
+import { stagedLines, type JsonRecord } from '../../../src/engine/graph/streaming/batch-staging.js';
+import { decodedRecord } from './records.js';
 
 const messages: KafkaMessage[] = [
   { offset: '41', timestamp: '1764563000123', key: Buffer.from('k-1'), value: Buffer.from('{"a":1}'), headers: {}, attributes: 0 },
@@ -20,7 +23,7 @@ const batch = { topic: 'orders', partition: 5, fetchedOffset: '40', messages, la
 describe('packed batches', () => {
   it('unpack to the records that were packed, with keys and values as views on one transferred buffer', () => {
     const packed = packBatch(batch, 3, true);
-    expect(transferables(packed)).toHaveLength(5);
+    expect(transferables(packed)).toHaveLength(7);
     const copy = structuredClone(packed, { transfer: transferables(packed) });
     expect(packed.bytes.byteLength).toBe(0);
     const fetched = unpackBatch(copy);
@@ -55,5 +58,45 @@ describe('packed batches', () => {
     expect(checked.map((r) => r.stageableJson)).toEqual(unchecked.map((r) => decoder.passesAsJson(r)));
     expect(checked.map((r) => r.stageableJson)).toEqual([true, false, false, false]);
     expect(unchecked.every((r) => r.stageableJson === undefined)).toBe(true);
+  });
+});
+
+describe('staged lines written while packing', () => {
+  const values = ['{"id":1,"name":"café"}', ' {  } ', '{ "nested" : {"a":[1,2]} }\t', '{"na\\u006de":"y","id":4}', '{"big":9007199254740993,"id":2}', '{"id":3,"name":"x"}'];
+  const jsonMessages = values.map(
+    (value, i): KafkaMessage =>
+      ({
+        offset: String(9007199254740990 + i),
+        timestamp: String(1764563000000 + i),
+        key: i === 1 ? null : Buffer.from(i === 2 ? 'k"é' : `k-${i}`),
+        value: Buffer.from(value),
+        headers: i === 4 ? { trace: [Buffer.from('t1'), Buffer.from('t2')] } : {},
+        attributes: 0,
+      }) as KafkaMessage,
+  );
+  const jsonBatch = { topic: 'or"ders', partition: 7, fetchedOffset: '0', messages: jsonMessages, lastOffset: () => '9007199254740995' } as unknown as Batch;
+
+  it('are the lines the engine writes for the same records, copied in runs around a value without one', () => {
+    const packed = packBatch(jsonBatch, 0, true);
+    const fetched = decodeRecords(new JsonDecoder(), unpackBatch(structuredClone(packed, { transfer: transferables(packed) })).records).records as JsonRecord[];
+    expect(fetched.map((r) => r.stagedLine !== undefined)).toEqual([true, true, true, false, true, true]);
+    // The same records without their lines: the engine writes each line itself.
+    const bare = fetched.map((r) => decodedRecord(r, r.value));
+    const fromWorker = stagedLines(fetched, true);
+    const fromEngine = stagedLines(bare, true);
+    expect(fromWorker.bytes.toString('utf8').split('\n').map((line) => (line === '' ? line : JSON.parse(line.replace(/"big":\d+/, '"big":0'))))).toEqual(
+      fromEngine.bytes.toString('utf8').split('\n').map((line) => (line === '' ? line : JSON.parse(line.replace(/"big":\d+/, '"big":0')))),
+    );
+    expect(fromWorker.bytes.toString('utf8')).toContain('"_kafka_offset":9007199254740994,');
+    expect(fromWorker.bytes.toString('utf8')).toContain('"big":9007199254740993,');
+    expect(fromWorker.longestLine).toBe(fromEngine.longestLine);
+  });
+
+  it('keep each value exactly as fetched, its size and its top-level field names', () => {
+    const records = unpackBatch(packBatch(jsonBatch, 0, true)).records;
+    expect(records.map((r) => r.value?.toString('utf8'))).toEqual(values);
+    expect(records.map((r) => r.byteLength)).toEqual(jsonMessages.map((m) => (m.key?.length ?? 0) + (m.value?.length ?? 0)));
+    expect(new Set(records[0]?.fieldNames)).toEqual(new Set(['id', 'name', 'nested', 'big']));
+    expect(records[3]?.fieldNames).toBeUndefined();
   });
 });

@@ -4,14 +4,16 @@
  * ingestion and the arrow extension is not built in; its columnar way in, the appender's
  * appendDataChunk, needs every column's type before the batch is read (nested JSON included).
  * Each row carries the value's fields plus the record's coordinates in the reserved columns
- * below. A record whose value is checked JSON (`SourceRecord.json`) is written as its fetched
- * bytes behind the coordinates, so nothing is parsed or re-serialised in JavaScript; other values
- * (Avro, Debezium rows, JSON that needed parsing) are serialised with JSON.stringify. With known
- * column types (the target table's) the reader casts to them; otherwise it detects types over
- * the whole batch.
+ * below (the line format is connectors/kafka/staged-line.ts). A record whose value is checked
+ * JSON usually comes with its line written by the Kafka consumer's worker, and runs of them are
+ * copied whole; other checked values are written as their fetched bytes behind the coordinates,
+ * and the rest (Avro, Debezium rows, JSON that needed parsing) serialised with JSON.stringify.
+ * With known column types the reader casts to them; otherwise it detects types over the whole
+ * batch.
  */
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { headersField, isPlainAscii, LineWriter, topicHead, writeStagedLine } from '../../../../connectors/kafka/staged-line.js';
 import { RECORD_COORDINATE_FIELDS, RECORD_HEADERS_FIELD, type SourceRecord } from '../../../../connectors/streaming-source.js';
 import { quoteIdentifier, quoteLiteral, type DuckDbSession } from '../../../duckdb/session.js';
 
@@ -56,9 +58,9 @@ export function reservedFieldOf(value: Record<string, unknown>): string | undefi
 }
 
 export function stagedLine(record: JsonRecord, withHeaders = false): string {
-  const head = lineHead(record) + (withHeaders ? headersField(record) : '');
+  const head = lineHead(record) + (withHeaders ? headersField(record.headers) : '');
   if (record.json !== undefined) {
-    const body = record.json.subarray(openingBrace(record.json) + 1).toString('utf8');
+    const body = record.json.subarray(record.json.indexOf(OPEN_BRACE) + 1).toString('utf8');
     return /^[ \t]*\}/.test(body) ? `${head}${body}` : `${head},${body}`;
   }
   const value = JSON.stringify(record.value);
@@ -66,13 +68,8 @@ export function stagedLine(record: JsonRecord, withHeaders = false): string {
 }
 
 /** `{"_kafka_topic":…,"_kafka_key":…` without the closing brace. */
-function lineHead(record: JsonRecord, quotedTopic: string = JSON.stringify(record.topic)): string {
-  return `{"_kafka_topic":${quotedTopic},"_kafka_partition":${record.partition},"_kafka_offset":${record.offset},"_kafka_timestamp":${record.timestampMs},"_kafka_key":${quotedKey(record.key)}`;
-}
-
-/** `,"_kafka_headers":[{"key":…,"value":…}, …]`, values as UTF-8 text (null stays null). */
-function headersField(record: JsonRecord): string {
-  return `,"${HEADERS_COLUMN}":${JSON.stringify(record.headers.map((h) => ({ key: h.key, value: h.value === null ? null : h.value.toString('utf8') })))}`;
+function lineHead(record: JsonRecord): string {
+  return `{"_kafka_topic":${JSON.stringify(record.topic)},"_kafka_partition":${record.partition},"_kafka_offset":${record.offset},"_kafka_timestamp":${record.timestampMs},"_kafka_key":${quotedKey(record.key)}`;
 }
 
 /** The key as a JSON string; printable ASCII without quotes or backslashes needs no escaping. */
@@ -81,160 +78,62 @@ function quotedKey(key: Buffer | null): string {
   return isPlainAscii(key) ? `"${key.toString('latin1')}"` : JSON.stringify(key.toString('utf8'));
 }
 
+const OPEN_BRACE = 0x7b;
+
 export interface StagedLines {
   readonly bytes: Buffer;
   /** Bytes of the longest line: DuckDB's reader sizes its buffers by the largest object it allows. */
   readonly longestLine: number;
 }
 
-/** All lines of a batch as one buffer: checked JSON values are copied as bytes, not decoded. */
+/**
+ * All lines of a batch as one buffer. With headers, the lines the source wrote already
+ * (`SourceRecord.stagedLine`) are copied in runs; other checked JSON values are copied as bytes
+ * behind their coordinates (staged-line.ts); the rest are serialised.
+ */
 export function stagedLines(records: readonly JsonRecord[], withHeaders = false): StagedLines {
   const topicHeads = new Map<string, Buffer>();
-  const out = new GrowingBuffer(records.reduce((sum, r) => sum + (r.json?.length ?? 256) + (r.key?.length ?? 0) + 160, 0));
+  const out = new LineWriter(records.reduce((sum, r) => sum + (r.byteLength ?? 256) + 160, 0));
   let longestLine = 0;
-  let lineStart = 0;
-  for (let i = 0; i < records.length; i++) {
-    const record = records[i] as JsonRecord;
-    if (i > 0) {
-      longestLine = Math.max(longestLine, out.size - lineStart);
-      out.byte(NEWLINE);
-      lineStart = out.size;
-    }
-    const json = record.json;
-    if (json === undefined) {
-      out.text(stagedLine(record, withHeaders));
+  // A run of lines that lie back to back in one source buffer, copied at once.
+  let run: Uint8Array | undefined;
+  let runStart = 0;
+  let runEnd = 0;
+  const flush = (): void => {
+    if (run !== undefined) out.range(run, runStart, runEnd);
+    run = undefined;
+  };
+  for (const record of records) {
+    const line = withHeaders ? record.stagedLine : undefined;
+    if (line !== undefined) {
+      longestLine = Math.max(longestLine, line.end - line.start - 1);
+      if (line.bytes === run && line.start === runEnd) runEnd = line.end;
+      else {
+        flush();
+        run = line.bytes;
+        runStart = line.start;
+        runEnd = line.end;
+      }
       continue;
     }
-    let topicHead = topicHeads.get(record.topic);
-    if (topicHead === undefined) topicHeads.set(record.topic, (topicHead = Buffer.from(`{"_kafka_topic":${JSON.stringify(record.topic)},"_kafka_partition":`, 'utf8')));
-    // The head is written as bytes, without building a string per record.
-    out.all(topicHead);
-    out.integer(record.partition);
-    out.all(OFFSET_FIELD);
-    if (record.offset <= MAX_SAFE_OFFSET) out.integer(Number(record.offset));
-    else out.text(record.offset.toString());
-    out.all(TIMESTAMP_FIELD);
-    out.integer(record.timestampMs);
-    out.all(KEY_FIELD);
-    const key = record.key;
-    if (key === null) out.all(NULL_TEXT);
-    else if (isPlainAscii(key)) {
-      out.byte(QUOTE);
-      out.all(key);
-      out.byte(QUOTE);
-    } else out.text(JSON.stringify(key.toString('utf8')));
-    if (withHeaders) {
-      if (record.headers.length === 0) out.all(NO_HEADERS_FIELD);
-      else out.text(headersField(record));
+    flush();
+    const lineStart = out.size;
+    const json = record.json;
+    if (json !== undefined && withHeaders) {
+      let head = topicHeads.get(record.topic);
+      if (head === undefined) topicHeads.set(record.topic, (head = topicHead(record.topic)));
+      writeStagedLine(out, head, { partition: record.partition, offset: record.offset.toString(), timestampMs: record.timestampMs, key: record.key, headers: record.headers, json });
+    } else {
+      out.text(stagedLine(record, withHeaders));
+      out.byte(NEWLINE);
     }
-    // The whole value goes in after the head, its opening brace turned into the comma that joins
-    // the two (or a blank when the object is empty): one native copy per record.
-    const brace = openingBrace(json);
-    let next = brace + 1;
-    while (json[next] === SPACE || json[next] === TAB) next++;
-    out.bytes(json, brace, json[next] === CLOSE_BRACE ? SPACE : COMMA);
+    longestLine = Math.max(longestLine, out.size - lineStart - 1);
   }
-  return { bytes: out.done(), longestLine: Math.max(longestLine, out.size - lineStart) };
+  flush();
+  return { bytes: out.done(), longestLine };
 }
 
-const MAX_SAFE_OFFSET = BigInt(Number.MAX_SAFE_INTEGER);
-const OFFSET_FIELD = Buffer.from(',"_kafka_offset":');
-const TIMESTAMP_FIELD = Buffer.from(',"_kafka_timestamp":');
-const KEY_FIELD = Buffer.from(',"_kafka_key":');
-const NO_HEADERS_FIELD = Buffer.from(`,"${HEADERS_COLUMN}":[]`);
-const NULL_TEXT = Buffer.from('null');
-const QUOTE = 0x22;
-
-/** Printable ASCII without quotes or backslashes: a JSON string body as it is. */
-function isPlainAscii(bytes: Buffer): boolean {
-  for (let i = 0; i < bytes.length; i++) {
-    const c = bytes[i] as number;
-    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return false;
-  }
-  return true;
-}
-
-/** Index of the opening brace of a checked JSON object (after leading blanks). */
-function openingBrace(json: Buffer): number {
-  let i = 0;
-  while (json[i] !== OPEN_BRACE) i++;
-  return i;
-}
-
-const OPEN_BRACE = 0x7b;
 const NEWLINE = 0x0a;
-const SPACE = 0x20;
-const TAB = 0x09;
-const COMMA = 0x2c;
-const CLOSE_BRACE = 0x7d;
-
-class GrowingBuffer {
-  private buffer: Buffer;
-  private length = 0;
-
-  constructor(capacity: number) {
-    this.buffer = Buffer.allocUnsafe(Math.max(capacity, 1024));
-  }
-
-  byte(value: number): void {
-    this.reserve(1);
-    this.buffer[this.length++] = value;
-  }
-
-  text(value: string): void {
-    this.reserve(value.length * 3);
-    this.length += this.buffer.write(value, this.length, 'utf8');
-  }
-
-  get size(): number {
-    return this.length;
-  }
-
-  all(source: Uint8Array): void {
-    this.reserve(source.length);
-    this.buffer.set(source, this.length);
-    this.length += source.length;
-  }
-
-  /** A safe integer in decimal, written digit by digit (no string). */
-  integer(value: number): void {
-    if (!Number.isSafeInteger(value)) {
-      this.text(String(value));
-      return;
-    }
-    this.reserve(17);
-    if (value < 0) {
-      this.buffer[this.length++] = 0x2d;
-      value = -value;
-    }
-    let digits = 1;
-    for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits++;
-    for (let k = digits - 1; k >= 0; k--) {
-      this.buffer[this.length + k] = 0x30 + (value % 10);
-      value = Math.floor(value / 10);
-    }
-    this.length += digits;
-  }
-
-  /** Appends `source` whole with the byte at `at` replaced by `replacement`. */
-  bytes(source: Buffer, at: number, replacement: number): void {
-    this.reserve(source.length);
-    this.buffer.set(source, this.length);
-    this.buffer[this.length + at] = replacement;
-    this.length += source.length;
-  }
-
-  done(): Buffer {
-    return this.buffer.subarray(0, this.length);
-  }
-
-  private reserve(extra: number): void {
-    if (this.length + extra <= this.buffer.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.length + extra));
-    this.buffer.copy(grown, 0, 0, this.length);
-    this.buffer = grown;
-  }
-}
 
 /**
  * The coordinates with their own types whatever the reader detects (a batch whose partitions are

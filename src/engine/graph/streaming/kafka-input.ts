@@ -85,7 +85,8 @@ export function kafkaInput(context: FlowContext, source: SourceDataset, connecto
           const records: JsonRecord[] = [];
           const letters: DeadLetterCandidate[] = [...read.deadLetters];
           for (const record of read.records) {
-            const reserved = record.json === undefined ? reservedFieldOf(record.value) : undefined;
+            // A checked JSON value has no reserved field (json-object-check.ts).
+            const reserved = record.stagedLine !== undefined || record.json !== undefined ? undefined : reservedFieldOf(record.value);
             if (reserved === undefined) records.push(record);
             else letters.push(flowFailureToDeadLetter({ record, reason: `the value has a field named ${reserved}, a column reserved for the record's coordinates` }));
           }
