@@ -4,7 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { JsonDecoder } from '../../../connectors/kafka/json-decoder.js';
+import type { Batch, KafkaMessage } from 'kafkajs';
 import { decodeRecords } from '../../../connectors/kafka/decode-records.js';
+import { packBatch, unpackBatch } from '../../../connectors/kafka/packed-batch.js';
 import type { JsonRecord } from '../../../src/engine/graph/streaming/batch-staging.js';
 import { hasFieldsOutside } from '../../../src/engine/graph/streaming/new-fields.js';
 import { decodedRecord, rawRecord } from '../kafka/records.js';
@@ -15,6 +17,20 @@ const records = (values: string[]): JsonRecord[] =>
   decodeRecords(new JsonDecoder(), values.map((v, i) => rawRecord(v, { offset: BigInt(i) }))).records as JsonRecord[];
 
 describe('hasFieldsOutside', () => {
+  it('reads the field names the consumer found while packing a batch (one list per packed batch), not the bytes', () => {
+    const message = (offset: number, value: string): KafkaMessage => ({ offset: String(offset), timestamp: '1', key: null, value: Buffer.from(value), attributes: 0 }) as KafkaMessage;
+    const packed = (values: string[]): JsonRecord[] => {
+      const batch = { topic: 't', partition: 0, fetchedOffset: '0', messages: values.map((v, i) => message(i, v)), lastOffset: () => String(values.length - 1) } as unknown as Batch;
+      return decodeRecords(new JsonDecoder(), unpackBatch(packBatch(batch, 0, true)).records).records as JsonRecord[];
+    };
+    const same = packed(['{"id":1,"name":"a"}', '{"id":2,"name":"b"}', '{"name":"c","id":3}']);
+    expect(same[0]?.fieldNames).toBe(same[2]?.fieldNames);
+    expect(hasFieldsOutside(same, KNOWN)).toBe(false);
+    // A key only one record has, after many with the same keys; and one whose bytes differ in length.
+    expect(hasFieldsOutside(packed([...Array.from({ length: 50 }, (_, i) => `{"id":${i},"name":"a"}`), '{"id":1,"name":"a","extra":2}']), KNOWN)).toBe(true);
+    expect(hasFieldsOutside(packed(['{"id":1,"name":"a"}', '{"id":1,"names":"a"}']), KNOWN)).toBe(true);
+  });
+
   it('sees no new field when every top-level key is a column', () => {
     const batch = records([
       '{"id":1,"name":"a"}',
