@@ -72,6 +72,9 @@ describe('expireSnapshots', () => {
     // …and every file the kept snapshots reach is there: each reads its rows.
     await expectReachableFilesPresent(t, metadata);
     expect([...(await rowsPerSnapshot(t, metadata)).values()]).toEqual([5, 10]);
+    // Exactly what it counted left the disk: two data files, two manifests, two manifest lists.
+    expect(outcome.counts['filesDeleted']).toBe(6);
+    expect(before.filter((path) => !filesUnder(t).includes(path))).toHaveLength(6);
   });
 
   it('plans without changing anything on a dry run', async () => {
