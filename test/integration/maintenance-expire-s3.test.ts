@@ -8,13 +8,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Catalog, TableIdentifier } from '../../catalog/catalog.js';
+import type { TableIdentifier } from '../../catalog/catalog.js';
 import { RestCatalog } from '../../catalog/rest/rest-catalog.js';
 import { S3FileIO } from '../../connectors/storage/s3-file-io.js';
 import { DuckDbSession } from '../../src/duckdb/session.js';
 import { currentSnapshot } from '../../src/iceberg/snapshot-ancestry.js';
 import type { Snapshot, TableMetadata } from '../../src/iceberg/table-metadata.js';
-import { commitSnapshot } from '../../src/table/commit-snapshot.js';
 import { dataLocation } from '../../src/table/locations.js';
 import { expireSnapshots } from '../../src/table/maintenance/expire-snapshots.js';
 import type { MaintenanceTarget } from '../../src/table/maintenance/maintenance-action.js';
@@ -23,13 +22,12 @@ import { removeOrphans } from '../../src/table/maintenance/remove-orphans.js';
 import { rewriteManifests } from '../../src/table/maintenance/rewrite-manifests.js';
 import { liveDataFiles, manifestsOf } from '../../src/table/scan.js';
 import { openTableRows } from '../../src/table/table-rows.js';
-import { writeDataFiles } from '../../src/write/data-file-writer.js';
 import { readWithPyiceberg } from '../interop/pyiceberg.js';
 import type { RestCatalogReadArgs } from '../interop/read-table-output.js';
 import { readWithSpark } from '../interop/spark.js';
 import { testS3Bucket, testS3FileIOOptions } from '../stack/s3-env.js';
 import { requireServiceEnv } from '../stack/service.js';
-import { SCHEMA } from './behaviour/table-rows.js';
+import { appendIds, SCHEMA } from './behaviour/table-rows.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const NAMESPACE = `maint_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
@@ -41,19 +39,8 @@ const snapshots: Snapshot[] = [];
 
 const target = (overrides: Partial<MaintenanceTarget> = {}): MaintenanceTarget => ({ catalog, identifier: ID, io, session, dryRun: false, ...overrides });
 
-async function commitRows(mode: 'append' | 'overwrite', from: number, count: number, via: Catalog = catalog): Promise<Snapshot> {
-  const { metadata } = await via.loadTable(ID);
-  const addedFiles = await writeDataFiles({
-    session,
-    query: `SELECT range::BIGINT AS id, 'row ' || range::VARCHAR AS name FROM range(${from}, ${from + count})`,
-    schema: SCHEMA,
-    specId: metadata.defaultSpecId,
-    dataLocation: dataLocation(metadata),
-    io,
-    properties: metadata.properties,
-    writerName: 'maintenance-test',
-  });
-  return (await commitSnapshot({ catalog: via, identifier: ID, base: { metadata, io, create: false }, mode, addedFiles })).snapshot;
+async function commitRows(mode: 'append' | 'overwrite', from: number, count: number): Promise<Snapshot> {
+  return (await appendIds(catalog, io, ID, from, count, mode)).snapshot;
 }
 
 async function rowsOf(metadata: TableMetadata, snapshotId?: bigint): Promise<number> {
