@@ -11,6 +11,7 @@ import { MAIN_BRANCH, type TableMetadata } from '../../iceberg/table-metadata.js
 import type { TableUpdate } from '../../iceberg/updates.js';
 import { backoffMs, retryPolicy } from '../retry-policy.js';
 import { deleteFiles } from './delete-files.js';
+import { requireGcEnabled } from './gc-enabled.js';
 import { countOf, filesOfFolder, planExpiredFiles, type ExpiredFiles } from './expired-files.js';
 import type { MaintenanceOutcome, MaintenanceTarget } from './maintenance-action.js';
 import { planRetention, type RetentionOptions, type RetentionPlan } from './snapshot-retention.js';
@@ -21,6 +22,7 @@ export async function expireSnapshots(target: MaintenanceTarget, options: Expire
   const now = target.now ?? Date.now;
   const table = formatIdentifier(target.identifier);
   let loaded = await target.catalog.loadTable(target.identifier);
+  requireGcEnabled(loaded.metadata, target.identifier, 'expire snapshots of');
   const policy = retryPolicy(loaded.metadata.properties);
   for (let attempt = 0; ; attempt += 1) {
     const base = loaded.metadata;

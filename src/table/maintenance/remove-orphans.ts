@@ -1,16 +1,17 @@
 /**
- * remove-orphans: deletes files under the table's locations that nothing in its metadata reaches
+ * remove-orphans: deletes files under the table's location that nothing in its metadata reaches
  * (crashed runs' data and manifests, staging leftovers, superseded checkpoints, metadata files
  * past the metadata log), but only those older than a safety age: a commit in flight may still
- * be about to reference a young file.
+ * be about to reference a young file. Only the table's location is listed: a `write.data.path`
+ * or `write.metadata.path` elsewhere may be a folder other tables share.
  */
 import { formatIdentifier } from '../../../catalog/catalog.js';
 import { InvalidInputError } from '../../errors.js';
 import type { FileIO, ListedFile } from '../../iceberg/file-io.js';
 import type { TableMetadata } from '../../iceberg/table-metadata.js';
-import { dataLocation, metadataDirectory } from '../locations.js';
 import { deleteFiles } from './delete-files.js';
-import { folderKey, locationKey } from './location-key.js';
+import { requireGcEnabled } from './gc-enabled.js';
+import { locationKey } from './location-key.js';
 import type { MaintenanceOutcome, MaintenanceTarget } from './maintenance-action.js';
 import { ManifestCache, statisticsFiles } from './reachable-files.js';
 import { checkpointFolders } from './expired-files.js';
@@ -33,11 +34,11 @@ export async function removeOrphans(target: MaintenanceTarget, options: RemoveOr
   }
   const cutoffMs = (target.now ?? Date.now)() - (options.olderThanMs ?? DEFAULT_ORPHAN_AGE_MS);
   const loaded = await target.catalog.loadTable(target.identifier);
+  requireGcEnabled(loaded.metadata, target.identifier, 'remove orphan files of');
   const reachable = await reachableKeys(io, loaded.metadata, loaded.metadataLocation);
   const listed: ListedFile[] = [];
-  for (const root of roots(loaded.metadata)) {
-    for await (const file of io.list(root)) listed.push(file);
-  }
+  const root = loaded.metadata.location.endsWith('/') ? loaded.metadata.location : `${loaded.metadata.location}/`;
+  for await (const file of io.list(root)) listed.push(file);
   const unreached = listed.filter((file) => !reachable.files.has(locationKey(file.location)) && !isKept(file.location, reachable.folders));
   const orphans = unreached.filter((file) => file.lastModifiedMs < cutoffMs);
   const deletion = target.dryRun ? { deleted: 0, failed: [] } : await deleteFiles(io, orphans.map((file) => file.location));
@@ -57,16 +58,6 @@ export async function removeOrphans(target: MaintenanceTarget, options: RemoveOr
     summary: `remove-orphans: ${orphans.length} of ${listed.length} files (${bytes} bytes) ${done}; ${counts.tooYoung} unreferenced files younger than the safety age kept`,
     counts,
   };
-}
-
-/** The table's location, and its data and metadata folders when those lie elsewhere; none inside another. */
-function roots(metadata: TableMetadata): string[] {
-  const folders = [metadata.location, dataLocation(metadata), metadataDirectory(metadata)]
-    .map((location) => (location.endsWith('/') ? location : `${location}/`))
-    .sort((a, b) => a.length - b.length);
-  const kept: string[] = [];
-  for (const folder of folders) if (!kept.some((outer) => folderKey(folder).startsWith(folderKey(outer)))) kept.push(folder);
-  return kept;
 }
 
 interface ReachableKeys {

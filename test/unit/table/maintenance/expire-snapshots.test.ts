@@ -18,7 +18,9 @@ import type { Snapshot } from '../../../../src/iceberg/table-metadata.js';
 import { commitSnapshot } from '../../../../src/table/commit-snapshot.js';
 import { expireSnapshots } from '../../../../src/table/maintenance/expire-snapshots.js';
 import { ANCESTRY_KEY_PREFIXES, FLOW_KEY } from '../../../../src/table/maintenance/snapshot-retention.js';
-import { liveDataFiles } from '../../../../src/table/scan.js';
+import { isDeletionVector } from '../../../../src/iceberg/data-file.js';
+import { deleteWhere } from '../../../../src/table/delete-where.js';
+import { liveDataFiles, liveEntries } from '../../../../src/table/scan.js';
 import { CommitTestTable, ID } from '../commit-test-table.js';
 import { DAY_MS, expectReachableFilesPresent, filesUnder, rowsPerSnapshot, setProperties, targetOf } from './maintenance-support.js';
 
@@ -175,6 +177,52 @@ describe('expireSnapshots', () => {
     await expect(expireSnapshots({ ...targetOf(t, { now: tenDaysOn }), catalog: lost })).rejects.toThrow(/outcome is unknown, so no file was deleted/);
     expect(filesUnder(t)).toEqual(before);
     expect((await t.load()).metadata.snapshots).toHaveLength(snapshotsBefore);
+  });
+
+  it('deletes a deletion vector Puffin file only once no kept snapshot’s entry points into it', async () => {
+    await t.catalog.commitTable(ID, [], [{ action: 'upgrade-format-version', formatVersion: 3 }]);
+    await appendRows(0, 30);
+    await appendRows(30, 30);
+    const rowTarget = { catalog: t.catalog, identifier: ID, io: t.io, session: t.session };
+    await deleteWhere(rowTarget, 'id < 5');
+    const puffinOf = async (): Promise<string[]> => [...new Set((await liveEntries(t.io, (await t.load()).metadata)).map(({ entry }) => entry.dataFile).filter(isDeletionVector).map((file) => file.filePath))];
+    const [first] = await puffinOf();
+    // A second delete merges the first vector into a new Puffin file, which also holds the other file's vector.
+    await deleteWhere(rowTarget, 'id BETWEEN 5 AND 7 OR id BETWEEN 30 AND 34');
+    const second = await puffinOf();
+    expect(second).toHaveLength(1);
+    expect(second[0]).not.toBe(first);
+
+    await expireSnapshots(targetOf(t, { now: tenDaysOn }), { retainLast: 2 });
+    expect(existsSync(pathOf(first!))).toBe(true);
+    await expireSnapshots(targetOf(t, { now: tenDaysOn }), { retainLast: 1 });
+    expect(existsSync(pathOf(first!))).toBe(false);
+    expect(existsSync(pathOf(second[0]!))).toBe(true);
+    const { metadata } = await t.load();
+    await expectReachableFilesPresent(t, metadata);
+    expect([...(await rowsPerSnapshot(t, metadata)).values()]).toEqual([47]);
+  });
+
+  it('reads each manifest list and manifest once', async () => {
+    for (let i = 0; i < 4; i += 1) await appendRows(i * 10, 10);
+    await overwriteRows(100, 5);
+    await appendRows(200, 5);
+    const reads = new Map<string, number>();
+    const counting = Object.create(t.io, {
+      read: { value: (location: string) => (reads.set(location, (reads.get(location) ?? 0) + 1), t.io.read(location)) },
+    }) as typeof t.io;
+    const outcome = await expireSnapshots(targetOf(t, { now: tenDaysOn, io: counting }));
+    expect(outcome.counts['snapshots']).toBe(5);
+    expect(reads.size).toBeGreaterThan(8);
+    expect([...reads.values()].every((count) => count === 1)).toBe(true);
+  });
+
+  it('refuses to delete anything of a table whose gc.enabled is false', async () => {
+    await appendRows(0, 10);
+    await overwriteRows(10, 10);
+    await setProperties(t, { 'gc.enabled': 'false' });
+    await expect(expireSnapshots(targetOf(t, { now: tenDaysOn }))).rejects.toThrow(/gc.enabled is false/);
+    expect((await t.load()).metadata.snapshots).toHaveLength(2);
   });
 
   it('plans again when another writer commits first', async () => {
