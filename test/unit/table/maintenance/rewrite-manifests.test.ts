@@ -10,7 +10,13 @@ import { currentSnapshot } from '../../../../src/iceberg/snapshot-ancestry.js';
 import { deleteWhere } from '../../../../src/table/delete-where.js';
 import { rewriteManifests } from '../../../../src/table/maintenance/rewrite-manifests.js';
 import { liveEntries, manifestsOf } from '../../../../src/table/scan.js';
-import { CommitTestTable } from '../commit-test-table.js';
+import { assignFreshIds } from '../../../../src/iceberg/schema.js';
+import { currentSchema as schemaOf } from '../../../../src/iceberg/snapshot-ancestry.js';
+import { primitive } from '../../../../src/iceberg/types.js';
+import { commitSnapshot } from '../../../../src/table/commit-snapshot.js';
+import { dataLocation } from '../../../../src/table/locations.js';
+import { writeDataFiles } from '../../../../src/write/data-file-writer.js';
+import { CommitTestTable, ID } from '../commit-test-table.js';
 import { expectReachableFilesPresent, rowsPerSnapshot, setProperties, targetOf } from './maintenance-support.js';
 
 let t: CommitTestTable;
@@ -30,15 +36,18 @@ async function manifestCount(): Promise<number> {
 async function entryIdentities(): Promise<Record<string, string>> {
   const identities: Record<string, string> = {};
   for (const { entry } of await liveEntries(t.io, (await t.load()).metadata)) {
-    identities[`${entry.dataFile.filePath}#${String(entry.dataFile.contentOffset ?? '')}`] = `${entry.snapshotId}/${entry.sequenceNumber}/${entry.fileSequenceNumber}`;
+    // v3: the first row id too, so the rows keep their _row_id.
+    identities[`${entry.dataFile.filePath}#${String(entry.dataFile.contentOffset ?? '')}`] =
+      `${entry.snapshotId}/${entry.sequenceNumber}/${entry.fileSequenceNumber}/${String(entry.dataFile.firstRowId)}`;
   }
   return identities;
 }
 
 describe('rewriteManifests', () => {
-  it('merges many small manifests into one per content, keeping every entry’s identity and every snapshot’s rows', async () => {
+  it.each([2, 3])('merges many small manifests into one per content, keeping every entry’s identity and every snapshot’s rows (v%i)', async (formatVersion) => {
+    if (formatVersion === 3) await t.catalog.commitTable(ID, [], [{ action: 'upgrade-format-version', formatVersion: 3 }]);
     for (let i = 0; i < 12; i += 1) await t.append(await t.writeRows(i * 10, 10));
-    await deleteWhere({ catalog: t.catalog, identifier: { namespace: ['db'], name: 't' }, io: t.io, session: t.session }, 'id % 10 = 0');
+    await deleteWhere({ catalog: t.catalog, identifier: ID, io: t.io, session: t.session }, 'id % 10 = 0');
     expect(await manifestCount()).toBe(13);
     const identities = await entryIdentities();
     const rowsBefore = await rowsPerSnapshot(t, (await t.load()).metadata);
@@ -66,6 +75,43 @@ describe('rewriteManifests', () => {
 
     // Nothing left to merge: no new snapshot.
     expect((await rewriteManifests(targetOf(t))).snapshotId).toBeUndefined();
+  });
+
+  it('clusters the entries by partition', async () => {
+    const { fields } = assignFreshIds([
+      { name: 'id', required: false, type: primitive('long') },
+      { name: 'label', required: false, type: primitive('string') },
+    ]);
+    const partitioned = { namespace: ['db'], name: 'p' };
+    const spec = { specId: 0, fields: [{ sourceId: 2, fieldId: 1000, name: 'label', transform: 'identity' }] };
+    await t.catalog.createTable(partitioned, { schema: { schemaId: 0, identifierFieldIds: [], fields }, partitionSpec: spec });
+    // Twelve commits, partitions interleaved: p0, p1, p2, p0, …
+    for (let i = 0; i < 12; i += 1) {
+      const { metadata } = await t.catalog.loadTable(partitioned);
+      const label = `p${i % 3}`;
+      const written = await writeDataFiles({
+        session: t.session,
+        query: `SELECT ${i}::BIGINT AS id, '${label}' AS label`,
+        schema: schemaOf(metadata),
+        specId: 0,
+        dataLocation: dataLocation(metadata),
+        io: t.io,
+        properties: metadata.properties,
+        writerName: 'test',
+      });
+      const files = written.map((file) => ({ ...file, partition: new Map([[1000, label]]) }));
+      await commitSnapshot({ catalog: t.catalog, identifier: partitioned, base: { metadata, io: t.io, create: false }, mode: 'append', addedFiles: files });
+    }
+    const before = await manifestsOf(t.io, currentSnapshot((await t.catalog.loadTable(partitioned)).metadata)!);
+    const bytes = before.reduce((total, m) => total + Number(m.manifestLength), 0);
+    // Room for four entries a manifest: three manifests, one partition each.
+    await rewriteManifests({ ...targetOf(t), identifier: partitioned }, { targetSizeBytes: Math.ceil(bytes / 3) + 1 });
+    const { metadata } = await t.catalog.loadTable(partitioned);
+    const labelsByManifest = new Map<string, Set<unknown>>();
+    for (const { manifest, entry } of await liveEntries(t.io, metadata)) {
+      labelsByManifest.set(manifest.manifestPath, (labelsByManifest.get(manifest.manifestPath) ?? new Set()).add(entry.dataFile.partition.get(1000)));
+    }
+    expect([...labelsByManifest.values()].map((labels) => [...labels])).toEqual([['p0'], ['p1'], ['p2']]);
   });
 
   it('rolls the merged entries into manifests of the target size', async () => {
