@@ -150,6 +150,20 @@ describe('manifest merging on every commit', () => {
     expect((await rowsPerSnapshot(t, { ...metadata, snapshots: [head] })).get(head.snapshotId)).toBe(600);
   }, 240_000);
 
+  it('merges again on the moved table when a commit retries, and leaves no unused merge behind', async () => {
+    await setProperties(t, { 'commit.manifest.min-count-to-merge': '3' });
+    const file = await t.writeRows(0, 2);
+    await appendMany(2, file);
+    const stale = await t.load();
+    await appendMany(1, file);
+    const late = await t.append([...file], t.catalog, stale);
+    expect(late.attempts).toBe(2);
+    expect(await manifestCount()).toBe(2);
+    expect(await t.unreferencedAvroFiles()).toEqual([]);
+    expect(currentSnapshot((await t.load()).metadata)!.summary['total-records']).toBe('8');
+    expect((await liveEntries(t.io, (await t.load()).metadata))).toHaveLength(4);
+  });
+
   it('does not merge with commit.manifest-merge.enabled=false', async () => {
     await setProperties(t, { 'commit.manifest.min-count-to-merge': '10', 'commit.manifest-merge.enabled': 'false' });
     const file = await t.writeRows(0, 2);
