@@ -107,7 +107,7 @@ describe('maintenance on MinIO through the REST catalog', () => {
     const { metadata } = await catalog.loadTable(ID);
     // The table keeps main's two newest snapshots.
     expect(metadata.snapshots.map((s) => s.snapshotId)).toEqual([snapshots[3]!.snapshotId, snapshots[4]!.snapshotId]);
-    expect(outcome.counts).toMatchObject({ snapshots: 3, dataFiles: 2, manifestLists: 3, filesNotDeleted: 0 });
+    expect(outcome.counts).toMatchObject({ snapshots: 3, contentFiles: 2, manifestLists: 3, filesNotDeleted: 0 });
     for (const file of overwritten) expect(await io.exists(file.filePath)).toBe(false);
     for (const snapshot of snapshots.slice(0, 3)) expect(await io.exists(snapshot.manifestList)).toBe(false);
     await expectEveryReachableObjectPresent(metadata);

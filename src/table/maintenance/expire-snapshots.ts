@@ -84,7 +84,7 @@ function outcome(target: MaintenanceTarget, plan: RetentionPlan, files: ExpiredF
   const counts = {
     snapshots: plan.expired.length,
     refs: plan.removedRefs.length,
-    dataFiles: files?.contentFiles.size ?? 0,
+    contentFiles: files?.contentFiles.size ?? 0,
     manifests: files?.manifests.size ?? 0,
     manifestLists: files?.manifestLists.size ?? 0,
     statisticsFiles: files?.statisticsFiles.size ?? 0,
@@ -99,7 +99,7 @@ function outcome(target: MaintenanceTarget, plan: RetentionPlan, files: ExpiredF
   return {
     action: 'expire-snapshots',
     dryRun: target.dryRun,
-    summary: `expire-snapshots: ${verb} ${plan.expired.length} snapshots${refs}, ${plan.retained.size} kept; ${removed} (${counts.dataFiles} data/delete files, ${counts.manifests} manifests, ${counts.manifestLists} manifest lists, ${counts.statisticsFiles} statistics files, ${counts.checkpoints} checkpoints)`,
+    summary: `expire-snapshots: ${verb} ${plan.expired.length} snapshots${refs}, ${plan.retained.size} kept; ${removed} (${counts.contentFiles} data and delete files, ${counts.manifests} manifests, ${counts.manifestLists} manifest lists, ${counts.statisticsFiles} statistics files, ${counts.checkpoints} checkpoints)`,
     counts,
   };
 }

@@ -59,14 +59,14 @@ export function planRetention(metadata: TableMetadata, nowMs: number, options: R
       removedRefs.push(name);
       continue;
     }
-    for (const snapshot of ancestorsOf(metadata, ref.snapshotId)) referenced.add(snapshot.snapshotId);
+    const ancestry = [...ancestorsOf(metadata, ref.snapshotId)];
+    for (const snapshot of ancestry) referenced.add(snapshot.snapshotId);
     if (ref.type === 'tag') {
       retained.add(ref.snapshotId);
       continue;
     }
     const ageMs = ref.maxSnapshotAgeMs === undefined ? defaultAgeMs : Number(ref.maxSnapshotAgeMs);
     const minToKeep = ref.minSnapshotsToKeep ?? defaultMinToKeep;
-    const ancestry = [...ancestorsOf(metadata, ref.snapshotId)];
     let keep = 0;
     while (keep < ancestry.length && (keep < minToKeep || Number(ancestry[keep]!.timestampMs) >= nowMs - ageMs)) keep += 1;
     if (name === MAIN_BRANCH) keep = Math.max(keep, newestCarrierDepth(ancestry) + 1);

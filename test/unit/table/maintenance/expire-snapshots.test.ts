@@ -65,7 +65,7 @@ describe('expireSnapshots', () => {
 
     const { metadata } = await t.load();
     expect(metadata.snapshots.map((s) => s.snapshotId)).toEqual([s3.snapshotId, s4.snapshotId]);
-    expect(outcome.counts).toMatchObject({ snapshots: 2, dataFiles: 2, manifestLists: 2, filesNotDeleted: 0 });
+    expect(outcome.counts).toMatchObject({ snapshots: 2, contentFiles: 2, manifestLists: 2, filesNotDeleted: 0 });
     expect(outcome.summary).toContain('expired 2 snapshots');
     // The overwritten data files and s1/s2's manifest lists are gone…
     for (const file of s1Files) expect(existsSync(pathOf(file.filePath))).toBe(false);
@@ -84,7 +84,7 @@ describe('expireSnapshots', () => {
     await overwriteRows(10, 10);
     const before = filesUnder(t);
     const outcome = await expireSnapshots(targetOf(t, { now: tenDaysOn, dryRun: true }));
-    expect(outcome).toMatchObject({ dryRun: true, counts: { snapshots: 1, dataFiles: 1, manifestLists: 1, filesDeleted: 0 } });
+    expect(outcome).toMatchObject({ dryRun: true, counts: { snapshots: 1, contentFiles: 1, manifestLists: 1, filesDeleted: 0 } });
     expect(outcome.summary).toContain('would expire 1 snapshots');
     expect((await t.load()).metadata.snapshots).toHaveLength(2);
     expect(filesUnder(t)).toEqual(before);
