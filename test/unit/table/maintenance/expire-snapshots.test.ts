@@ -17,6 +17,7 @@ import { CommitStateUnknownError } from '../../../../src/errors.js';
 import type { Snapshot } from '../../../../src/iceberg/table-metadata.js';
 import { commitSnapshot } from '../../../../src/table/commit-snapshot.js';
 import { expireSnapshots } from '../../../../src/table/maintenance/expire-snapshots.js';
+import { planExpiredFiles } from '../../../../src/table/maintenance/expired-files.js';
 import { ANCESTRY_KEY_PREFIXES, FLOW_KEY } from '../../../../src/table/maintenance/snapshot-retention.js';
 import { isDeletionVector } from '../../../../src/iceberg/data-file.js';
 import { deleteWhere } from '../../../../src/table/delete-where.js';
@@ -157,6 +158,17 @@ describe('expireSnapshots', () => {
     expect(existsSync(pathOf(newFolder) + '/state-0.parquet')).toBe(true);
     expect(existsSync(pathOf(s1.manifestList))).toBe(false);
     await expectReachableFilesPresent(t, metadata);
+  });
+
+  it('deletes the statistics files of expired snapshots, unless a kept entry still names them', async () => {
+    await appendRows(0, 1);
+    const { metadata } = await t.load();
+    const old = { ...metadata.snapshots[0]!, snapshotId: 1n, manifestList: '', manifests: [] };
+    const stats = (id: bigint, name: string): unknown => ({ 'snapshot-id': id, 'statistics-path': `s3a://b/t/metadata/${name}.stats`, 'file-size-in-bytes': 1, 'file-footer-size-in-bytes': 1, 'blob-metadata': [] });
+    const before = { ...metadata, statistics: [stats(1n, 'only-old'), stats(1n, 'shared')] };
+    const after = { metadata: { ...metadata, statistics: [stats(metadata.snapshots[0]!.snapshotId, 'shared')] }, snapshots: metadata.snapshots };
+    const files = await planExpiredFiles(t.io, before, after, [old]);
+    expect([...files.statisticsFiles.values()]).toEqual(['s3a://b/t/metadata/only-old.stats']);
   });
 
   it('knows every summary key the engine reads back through main’s ancestry', () => {
