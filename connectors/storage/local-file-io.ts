@@ -9,10 +9,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
-import { copyFile, link, mkdir, open, readFile, stat, unlink } from 'node:fs/promises';
+import { copyFile, link, mkdir, open, readdir, readFile, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { InvalidInputError, StorageError } from '../../src/errors.js';
-import type { FileIO } from '../../src/iceberg/file-io.js';
+import type { FileIO, ListedFile } from '../../src/iceberg/file-io.js';
 
 /** `/abs/path` → `file:///abs/path` (characters kept verbatim, see the module comment). */
 export function toFileUri(absPath: string): string {
@@ -177,6 +177,35 @@ export class LocalFileIO implements FileIO {
     } catch (error) {
       if (errnoCode(error) === 'ENOENT') return;
       throw storageError('delete', location, error);
+    }
+  }
+
+  /**
+   * Every file whose path starts with the prefix's, at any depth, spelled as the prefix is
+   * (`file:///…`, `file:/…` or a bare path). A missing folder lists nothing.
+   */
+  async *list(prefix: string): AsyncGenerator<ListedFile> {
+    const prefixPath = pathOf(prefix);
+    const folder = prefixPath.endsWith('/') ? prefixPath : dirname(prefixPath);
+    let entries;
+    try {
+      entries = await readdir(folder, { recursive: true, withFileTypes: true });
+    } catch (error) {
+      if (errnoCode(error) === 'ENOENT' || errnoCode(error) === 'ENOTDIR') return;
+      throw storageError('list', prefix, error);
+    }
+    for (const entry of entries) {
+      if (!entry.isFile()) continue;
+      const path = join(entry.parentPath, entry.name);
+      if (!path.startsWith(prefixPath)) continue;
+      let stats;
+      try {
+        stats = await stat(path);
+      } catch (error) {
+        if (errnoCode(error) === 'ENOENT') continue; // deleted while listing
+        throw storageError('stat', prefix + path.slice(prefixPath.length), error);
+      }
+      yield { location: prefix + path.slice(prefixPath.length), size: stats.size, lastModifiedMs: stats.mtimeMs };
     }
   }
 

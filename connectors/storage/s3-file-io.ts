@@ -19,7 +19,7 @@ import { readFile, stat, unlink } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { StorageError } from '../../src/errors.js';
-import type { FileIO } from '../../src/iceberg/file-io.js';
+import type { FileIO, ListedFile } from '../../src/iceberg/file-io.js';
 import { createS3Client } from './s3-client.js';
 import { alreadyExistsError, isPreconditionFailed, s3Error, statusOf } from './s3-errors.js';
 import { parseS3Location, parseS3Prefix } from './s3-location.js';
@@ -36,6 +36,9 @@ export interface S3ObjectEntry {
   readonly key: string;
   readonly size: number;
 }
+
+/** An object as a listing found it: with the time it was last written. */
+export type ListedS3Object = S3ObjectEntry & ListedFile;
 
 export class S3FileIO implements FileIO {
   private readonly client: S3Client;
@@ -168,7 +171,7 @@ export class S3FileIO implements FileIO {
   }
 
   /** Every object whose key starts with the prefix `s3://bucket/prefix`, in key order, page by page. */
-  async *list(prefixLocation: string): AsyncGenerator<S3ObjectEntry> {
+  async *list(prefixLocation: string): AsyncGenerator<ListedS3Object> {
     const parsed = parseS3Prefix(prefixLocation);
     if (parsed === undefined) {
       throw new StorageError(`S3FileIO cannot list ${prefixLocation}: expected s3://bucket/prefix`, {
@@ -193,7 +196,13 @@ export class S3FileIO implements FileIO {
       }
       for (const object of page.Contents ?? []) {
         if (object.Key === undefined) continue;
-        yield { location: `${scheme}${parsed.bucket}/${object.Key}`, key: object.Key, size: object.Size ?? 0 };
+        yield {
+          location: `${scheme}${parsed.bucket}/${object.Key}`,
+          key: object.Key,
+          size: object.Size ?? 0,
+          // Without a time the object counts as just written: orphan removal keeps it.
+          lastModifiedMs: object.LastModified?.getTime() ?? Date.now(),
+        };
       }
       continuationToken = page.IsTruncated === true ? page.NextContinuationToken : undefined;
     } while (continuationToken !== undefined);

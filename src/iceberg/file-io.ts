@@ -22,6 +22,19 @@ export interface FileIO {
    * StorageError (reason out-of-range) when `offset` is at or past the end and `length` > 0.
    */
   readRange?(location: string, offset: number, length: number): Promise<Uint8Array>;
+  /**
+   * Every file whose location starts with `prefix` (at any depth), in the prefix's scheme
+   * spelling. For orphan removal; a FileIO without it cannot be listed.
+   */
+  list?(prefix: string): AsyncIterable<ListedFile>;
+}
+
+/** One file a listing found. */
+export interface ListedFile {
+  readonly location: string;
+  readonly size: number;
+  /** Milliseconds since the epoch. */
+  readonly lastModifiedMs: number;
 }
 
 /** A FileIO whose holder releases it when done (S3FileIO closes its SDK client). */

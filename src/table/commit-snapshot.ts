@@ -29,6 +29,7 @@ import { newSnapshotId } from '../iceberg/snapshot-id.js';
 import { MAIN_BRANCH, type Snapshot, type TableMetadata } from '../iceberg/table-metadata.js';
 import type { TableUpdate } from '../iceberg/updates.js';
 import { manifestListLocation } from './locations.js';
+import { ManifestMerge, type ManifestRewrite } from './manifest-merge.js';
 import { checkManifestsPresent } from './manifest-presence.js';
 import { manifestsOf } from './scan.js';
 import { settle, writeAddedManifests, type PendingManifest } from './pending-manifests.js';
@@ -63,6 +64,12 @@ export interface SnapshotCommitRequest {
    * or spec refuses the commit with ConcurrentSchemaChangeError, so the caller recomputes it.
    */
   readonly layoutChange?: LayoutChange;
+  /**
+   * rewrite-manifests: a `replace` snapshot that adds no files and merges every small manifest
+   * (manifest-merge.ts); otherwise small manifests are merged only as the table's
+   * `commit.manifest-merge.*` properties say.
+   */
+  readonly rewriteManifests?: ManifestRewrite;
   /** Overrides the table's `commit.retry.*` properties. */
   readonly retryPolicy?: RetryPolicy;
   /**
@@ -146,6 +153,7 @@ export async function commitSnapshot<T>(
   const baseParent = snapshotForRef(metadata, MAIN_BRANCH);
   if (!request.base.create && baseParent !== undefined) await checkManifestsPresent(io, request.identifier, baseParent, await manifestsOfParent(baseParent));
   const rewrites = new ManifestRewrites();
+  const merge = new ManifestMerge(context, request.rewriteManifests);
   const added: PendingManifest[] =
     rowDelta !== undefined
       ? await writeRowDeltaManifests(context, rowDelta)
@@ -186,11 +194,12 @@ export async function commitSnapshot<T>(
       }
     }
     const sequenceNumber = metadata.lastSequenceNumber + 1n;
-    const manifests: ManifestFile[] = [
-      ...added.map((pending) => settle(pending, sequenceNumber)),
-      ...(removed?.manifests ?? []).map((pending) => settle(pending, sequenceNumber)),
-      ...(removed?.kept ?? (parent === undefined ? [] : await manifestsOfParent(parent))),
-    ];
+    const manifests: ManifestFile[] = await merge.apply(
+      after,
+      sequenceNumber,
+      [...added, ...(removed?.manifests ?? [])].map((pending) => settle(pending, sequenceNumber)),
+      removed?.kept ?? (parent === undefined ? [] : await manifestsOfParent(parent)),
+    );
     const manifestList = manifestListLocation(metadata, snapshotId, attempt, commitId);
     const firstRowId = after.formatVersion === 3 ? (after.nextRowId ?? 0n) : undefined;
     const list = writeManifestList({
@@ -209,7 +218,12 @@ export async function commitSnapshot<T>(
       sequenceNumber,
       timestampMs: BigInt(Math.max(Date.now(), Number(metadata.lastUpdatedMs))),
       manifestList,
-      summary: summaryFor(request.mode, addedFiles, removed, parent, { ...request.summaryProperties, ...fenced, ...attemptProperties }),
+      summary: summaryFor(request.rewriteManifests !== undefined ? 'replace' : request.mode, addedFiles, removed, parent, {
+        ...request.summaryProperties,
+        ...fenced,
+        ...attemptProperties,
+        ...(request.rewriteManifests !== undefined ? merge.summary() : {}),
+      }),
       schemaId: after.currentSchemaId,
       ...(firstRowId === undefined ? {} : { firstRowId, addedRows: list.addedRows ?? 0n }),
     };
@@ -221,7 +235,7 @@ export async function commitSnapshot<T>(
       );
       const used = new Set((removed?.manifests ?? []).map((pending) => pending.file.manifestPath));
       const unusedRewrites = rewrites.written().map((pending) => pending.file.manifestPath).filter((path) => !used.has(path));
-      await deleteQuietly(io, [...manifestLists.filter((path) => path !== manifestList), ...unusedRewrites]);
+      await deleteQuietly(io, [...manifestLists.filter((path) => path !== manifestList), ...unusedRewrites, ...merge.unused(manifests)]);
       return { table, snapshot, attempts: attempt + 1 };
     } catch (error) {
       const retry = attempt + 1;

@@ -20,13 +20,14 @@ export const SCHEMA: Schema = {
   ],
 };
 
-/** Appends ids from..from+count-1 as one snapshot on the table's current state. */
+/** Appends ids from..from+count-1 as one snapshot on the table's current state (or replaces every row with them). */
 export async function appendIds(
   catalog: Catalog,
   io: FileIO,
   identifier: TableIdentifier,
   from: number,
   count: number,
+  mode: 'append' | 'overwrite' = 'append',
 ): Promise<SnapshotCommitResult> {
   const { metadata } = await catalog.loadTable(identifier);
   const session = await DuckDbSession.open();
@@ -41,7 +42,7 @@ export async function appendIds(
       properties: metadata.properties,
       writerName: 'catalog-behaviour-test',
     });
-    return await commitSnapshot({ catalog, identifier, base: { metadata, io, create: false }, mode: 'append', addedFiles });
+    return await commitSnapshot({ catalog, identifier, base: { metadata, io, create: false }, mode, addedFiles });
   } finally {
     session.close();
   }
