@@ -60,7 +60,7 @@ export interface SourceRecord<V> extends TopicPartition {
    * records fetched together share one list, which may name keys only others have.
    */
   readonly fieldNames?: readonly string[];
-  /** Key plus value bytes as fetched, when the record knows it without reading them. */
+  /** Bytes the record holds, key plus value as fetched (or its staged line), when it knows without reading them. */
   readonly byteLength?: number;
   /** With `json`: the record's staged line, when the source wrote it as it fetched the record (kafka/staged-line.ts). */
   readonly stagedLine?: StagedLineRef | undefined;

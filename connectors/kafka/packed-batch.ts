@@ -240,8 +240,10 @@ class PackedRecord implements RawRecord {
     return this.arrays.packed.json === undefined ? undefined : this.arrays.hasLine(this.index);
   }
 
+  /** What the record holds: its key, and its value or (longer) its staged line. */
   get byteLength(): number {
-    return this.arrays.length(this.index * 4) + this.arrays.length(this.index * 4 + 2);
+    const line = this.stagedLine;
+    return this.arrays.length(this.index * 4) + (line === undefined ? this.arrays.length(this.index * 4 + 2) : line.end - line.start);
   }
 
   get fieldNames(): readonly string[] | undefined {

@@ -12,7 +12,7 @@ export interface RawRecord extends TopicPartition {
   readonly headers: readonly RecordHeader[];
   /** The JSON decoder's byte check of the value (isStageableJsonValue), when the client ran it already. */
   readonly stageableJson?: boolean | undefined;
-  /** Key plus value bytes, when the record knows it without reading them. */
+  /** Key plus value bytes (or, for a value kept in its staged line, the line's), when the record knows it without reading them. */
   readonly byteLength?: number;
   /** With stageableJson: names including every top-level key of the value (SourceRecord.fieldNames). */
   readonly fieldNames?: readonly string[] | undefined;
