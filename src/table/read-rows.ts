@@ -288,13 +288,14 @@ function appendPositions(appender: DuckDBAppender, file: number, positions: BigI
  * name: files whose columns carry the schema's field ids under the schema's names (no rename, no
  * column added since), which DuckDB scans faster; and files without any field id (registered by
  * add-files), whose top-level columns are named through the name mapping, a field the file lacks
- * reading as NULL. Only for schemas of primitive top-level columns, where an id and a name
- * identify a column.
+ * reading as NULL (a struct, list or map column is cast to the schema's type, so its nested
+ * fields are matched by their names). The first kind only for schemas of primitive top-level
+ * columns, where an id and a name identify a column.
  */
 async function readableByName(request: LiveRowsRequest, locals: readonly string[]): Promise<Map<string, ReadonlyMap<number, string>>> {
   const { fields } = request.schema;
   const out = new Map<string, ReadonlyMap<number, string>>();
-  if (!fields.every((field) => isPrimitive(field.type))) return out;
+  const primitives = fields.every((field) => isPrimitive(field.type));
   const nodes = (await request.session.queryJson(
     `SELECT file_name, name, field_id::INTEGER AS field_id, coalesce(num_children, 0)::INTEGER AS num_children FROM parquet_schema(${listOf(locals)})`,
   )) as { file_name: string; name: string; field_id: number | null; num_children: number }[];
@@ -305,7 +306,7 @@ async function readableByName(request: LiveRowsRequest, locals: readonly string[
     const elements = byFile.get(local) ?? [];
     const ids = new Map(elements.flatMap((node) => (node.field_id === null ? [] : [[node.field_id, node.name] as const])));
     if (ids.size > 0) {
-      if (fields.every((field) => ids.get(field.id) === field.name)) out.set(local, new Map(fields.map((field) => [field.id, field.name])));
+      if (primitives && fields.every((field) => ids.get(field.id) === field.name)) out.set(local, new Map(fields.map((field) => [field.id, field.name])));
       continue;
     }
     const named = new Map<number, string>();
