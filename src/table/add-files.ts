@@ -138,5 +138,13 @@ async function describeFile(io: FileIO, metadata: TableMetadata, mapping: NameMa
     fileSizeInBytes: size,
     ...dataFileMetrics(schema, metricsConfigFromProperties(metadata.properties), columnStatistics(schema, footer, columns.leaves, stats)),
   };
+  for (const field of schema.fields) {
+    // From the statistics, not the metrics: a metrics mode of `none` keeps no null counts.
+    if (field.required && stats.get(field.id)?.rowGroups.some((group) => (group.nullCount ?? 0n) > 0n) === true) {
+      throw new InvalidInputError(`Cannot add ${location}: column ${field.name} is required by the table but holds nulls in the file`, {
+        context: { file: location, column: field.name },
+      });
+    }
+  }
   return { file, byFieldId: columns.byFieldId };
 }

@@ -167,6 +167,8 @@ describe('add-files', () => {
     expect(one.context['table']).toBe('db.t');
     const other = await refusal(add([missing]));
     expect(other.message).toBe(`Cannot add ${missing}: column id is required by the table but missing from the file`);
+    const nulls = await writeFile('nulls.parquet', `SELECT CASE WHEN id = 3 THEN NULL ELSE id END AS id, region, ts, amount, d FROM (${rowsSql(0, 10)})`);
+    expect((await refusal(add([nulls]))).message).toBe(`Cannot add ${nulls}: column id is required by the table but holds nulls in the file`);
     expect((await warehouse.catalog.loadTable(ID)).metadata.currentSnapshotId).toBeUndefined();
   });
 
