@@ -2,13 +2,15 @@
  * add-files on S3 (the stack's MinIO): Parquet files uploaded beside a table whose warehouse is
  * on S3 are registered without rewriting, and only their footers are read — per file, the bytes
  * read through the FileIO are the 8-byte tail plus the footer, not the file. The rows read back
- * are the files' rows; a bad file refuses the request with its name.
+ * are the files' rows; a bad file refuses the request with its name. The built CLI adds an S3
+ * prefix's files to a table of the stack's REST catalog (needs npm run build).
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RestCatalog } from '../../catalog/rest/rest-catalog.js';
 import { SqlCatalog } from '../../catalog/sql/index.js';
 import type { TableIdentifier } from '../../catalog/catalog.js';
 import { S3FileIO } from '../../connectors/storage/s3-file-io.js';
@@ -19,7 +21,9 @@ import { assignFreshIds } from '../../src/iceberg/schema.js';
 import { primitive } from '../../src/iceberg/types.js';
 import { addFiles } from '../../src/table/add-files.js';
 import { openTableRows } from '../../src/table/table-rows.js';
+import { thund } from '../e2e/cli.js';
 import { testS3Bucket, testS3FileIOOptions } from '../stack/s3-env.js';
+import { requireServiceEnv } from '../stack/service.js';
 
 const ID: TableIdentifier = { namespace: ['db'], name: 'events' };
 
@@ -134,5 +138,59 @@ describe('add-files on S3', () => {
     expect(error).toBeInstanceOf(InvalidInputError);
     expect((error as Error).message).toBe(`Cannot add ${bad}: column id is required by the table but missing from the file`);
     expect((await catalog.loadTable(ID)).metadata.currentSnapshotId).toBe(before);
+  });
+});
+
+describe('thund add-files with an S3 prefix, through the REST catalog', () => {
+  it('adds every Parquet object under the prefix and prints the summary line', async () => {
+    const namespace = `add_files_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+    const identifier: TableIdentifier = { namespace: [namespace], name: 'landed' };
+    const rest = await RestCatalog.connect({ uri: requireServiceEnv('THUND_TEST_REST_URI'), io: s3 });
+    try {
+      await rest.createNamespace([namespace]);
+      const { fields } = assignFreshIds([
+        { name: 'id', required: true, type: primitive('long') },
+        { name: 'payload', required: false, type: primitive('string') },
+        { name: 'score', required: false, type: primitive('double') },
+      ]);
+      await rest.createTable(identifier, { schema: { schemaId: 0, identifierFieldIds: [], fields } });
+      const prefix = `${root}/cli/${namespace}/`;
+      for (const [i, from] of [0, 500, 900].entries()) {
+        const local = join(work, `cli-${namespace}-${i}.parquet`);
+        await session.run(`COPY (${ROWS(from, 50)}) TO ${quoteLiteral(local)} (FORMAT parquet)`);
+        await s3.writeNewFromFile(`${prefix}${i === 2 ? 'nested/' : ''}part-${i}.parquet`, local);
+      }
+      await s3.writeNew(`${prefix}notes.txt`, new TextEncoder().encode('not parquet, not named .parquet'));
+      const spec = join(work, `${namespace}.yaml`);
+      writeFileSync(
+        spec,
+        `pipeline: add_files
+catalog:
+  type: rest
+  uri: \${THUND_TEST_REST_URI}
+storage:
+  s3:
+    endpoint: \${THUND_TEST_S3_ENDPOINT}
+    region: \${THUND_TEST_S3_REGION}
+    path_style: true
+    access_key_id_env: THUND_TEST_S3_ACCESS_KEY
+    secret_access_key_env: THUND_TEST_S3_SECRET_KEY
+`,
+      );
+      const result = thund(['add-files', `${namespace}.landed`, prefix, '--pipeline', spec], work);
+      expect(result.stderr).toBe('');
+      const loaded = await rest.loadTable(identifier);
+      expect(result.stdout).toMatch(new RegExp(`^add-files: 3 files, 150 rows, \\d+ bytes → snapshot ${loaded.metadata.currentSnapshotId}\n$`));
+      const rows = await openTableRows({ session, io: s3, metadata: loaded.metadata });
+      try {
+        const got = await session.queryJson(`SELECT id::INTEGER AS id FROM (${rows.sql}) ORDER BY id`);
+        const want = await session.queryJson(`SELECT id::INTEGER AS id FROM (${ROWS(0, 50)} UNION ALL ${ROWS(500, 50)} UNION ALL ${ROWS(900, 50)}) ORDER BY id`);
+        expect(got).toEqual(want);
+      } finally {
+        await rows.release();
+      }
+    } finally {
+      await rest.close();
+    }
   });
 });

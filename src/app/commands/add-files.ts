@@ -2,7 +2,8 @@
  * `thund add-files <namespace.table> <paths | s3://bucket/prefix/ | glob>…`: registers existing
  * Parquet files in a table without rewriting them (table/add-files.ts), with the catalog resolved
  * as `thund inspect` does. Local paths and globs become file:// URIs; an S3 prefix ending in `/`
- * names every `.parquet` object under it, an S3 glob the keys it matches (s3-parquet-objects.ts).
+ * names every `.parquet` object under it, an S3 glob the keys it matches (s3-parquet-objects.ts),
+ * listed through the table's own storage.
  */
 import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -13,9 +14,9 @@ import { globToRegExp, hasGlob, literalPrefix } from '../../../connectors/storag
 import { S3FileIO } from '../../../connectors/storage/s3-file-io.js';
 import { isS3Location } from '../../../connectors/storage/s3-location.js';
 import { InvalidInputError } from '../../errors.js';
+import type { FileIO } from '../../iceberg/file-io.js';
 import { stringifyJson } from '../../iceberg/json.js';
 import { addFiles } from '../../table/add-files.js';
-import type { OpenedCatalog } from '../open-catalog.js';
 import { loadDefinition, openExistingCatalog, parseTableName, type InspectOptions } from './inspect.js';
 
 export interface AddFilesOptions extends InspectOptions {
@@ -31,7 +32,7 @@ export async function addFilesCommand(tableName: string, paths: readonly string[
     const table = await opened.catalog.loadTable(identifier);
     const locations: string[] = [];
     for (const path of paths) {
-      const found = await expand(path, opened, table.io);
+      const found = await expand(path, formatIdentifier(identifier), table.io);
       if (found.length === 0) throw new InvalidInputError(`${path} names no Parquet file`, { context: { path } });
       locations.push(...found);
     }
@@ -54,17 +55,15 @@ export async function addFilesCommand(tableName: string, paths: readonly string[
   }
 }
 
-async function expand(path: string, opened: OpenedCatalog, tableIo: unknown): Promise<string[]> {
+/** `table` names the table in messages; its FileIO lists S3 paths (the files must be where the table's storage reads). */
+async function expand(path: string, table: string, tableIo: FileIO): Promise<string[]> {
   if (isS3Location(path)) {
-    const io = tableIo instanceof S3FileIO ? tableIo : opened.s3 === undefined ? undefined : new S3FileIO(opened.s3);
-    if (io === undefined) {
-      throw new InvalidInputError(`${path} is on S3 but no S3 settings were given: use --pipeline with a storage.s3 block`, { context: { path } });
+    if (!(tableIo instanceof S3FileIO)) {
+      throw new InvalidInputError(`${path} is on S3, but the files of ${table} are read from local storage: add files the table's storage can read`, {
+        context: { path, table },
+      });
     }
-    try {
-      return (await matchS3Objects(io, 'add-files', path)).map((entry) => entry.location);
-    } finally {
-      if (io !== tableIo) io.close();
-    }
+    return (await matchS3Objects(tableIo, 'add-files', path)).map((entry) => entry.location);
   }
   if (path.startsWith('file://')) return [path];
   const absolute = resolve(path);
