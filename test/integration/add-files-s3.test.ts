@@ -22,7 +22,7 @@ import { primitive } from '../../src/iceberg/types.js';
 import { addFiles } from '../../src/table/add-files.js';
 import { openTableRows } from '../../src/table/table-rows.js';
 import { thund } from '../e2e/cli.js';
-import { testS3Bucket, testS3FileIOOptions } from '../stack/s3-env.js';
+import { TEST_S3_STORAGE_BLOCK, testS3Bucket, testS3FileIOOptions } from '../stack/s3-env.js';
 import { requireServiceEnv } from '../stack/service.js';
 
 const ID: TableIdentifier = { namespace: ['db'], name: 'events' };
@@ -168,14 +168,7 @@ describe('thund add-files with an S3 prefix, through the REST catalog', () => {
 catalog:
   type: rest
   uri: \${THUND_TEST_REST_URI}
-storage:
-  s3:
-    endpoint: \${THUND_TEST_S3_ENDPOINT}
-    region: \${THUND_TEST_S3_REGION}
-    path_style: true
-    access_key_id_env: THUND_TEST_S3_ACCESS_KEY
-    secret_access_key_env: THUND_TEST_S3_SECRET_KEY
-`,
+${TEST_S3_STORAGE_BLOCK}`,
       );
       const result = thund(['add-files', `${namespace}.landed`, prefix, '--pipeline', spec], work);
       expect(result.stderr).toBe('');
