@@ -236,4 +236,31 @@ describe('add-files', () => {
       expect(file.lowerBounds?.has(elementId)).toBe(false);
     }
   });
+  it("reads files through the table's own name mapping, aliases included, and leaves it as it was", async () => {
+    const { fields } = assignFreshIds([
+      { name: 'id', required: true, type: primitive('long') },
+      { name: 'label', required: false, type: primitive('string') },
+    ]);
+    const mapping = JSON.stringify([
+      { 'field-id': 1, names: ['id', 'record_id'] },
+      { 'field-id': 2, names: ['label', 'title'] },
+    ]);
+    await warehouse.catalog.createTable(ID, { schema: { schemaId: 0, identifierFieldIds: [], fields }, properties: { [NAME_MAPPING_PROPERTY]: mapping } });
+    const renamed = await writeFile('renamed.parquet', `SELECT range::BIGINT AS record_id, 't' || range AS title, range AS ignored FROM range(5)`, false);
+    const plain = await writeFile('plain.parquet', `SELECT range::BIGINT AS id FROM range(5, 8)`, false);
+    await add([renamed, plain]);
+    const table = await warehouse.catalog.loadTable(ID);
+    expect(table.metadata.properties[NAME_MAPPING_PROPERTY]).toBe(mapping);
+    const rows = await openTableRows({ session: warehouse.session, io: table.io, metadata: table.metadata });
+    try {
+      expect(await warehouse.session.queryJson(`SELECT id::INTEGER AS id, label FROM (${rows.sql}) ORDER BY id`)).toEqual([
+        ...[0, 1, 2, 3, 4].map((id) => ({ id, label: `t${id}` })),
+        ...[5, 6, 7].map((id) => ({ id, label: null })),
+      ]);
+    } finally {
+      await rows.release();
+    }
+    const files = await liveDataFiles(table.io, table.metadata);
+    expect(decodeSingleValue({ kind: 'long' }, files.find((f) => f.filePath === renamed)!.upperBounds!.get(1)!)).toBe(4n);
+  });
 });
