@@ -5,7 +5,8 @@
  * metrics and partition taken from the row-group statistics. Every file is validated first:
  * one refused file (it does not fit the schema, spans partitions, is already in the table or
  * named twice) refuses the whole request, naming each refused file, and nothing is committed.
- * Then one append commit. When files without field ids are added to a table without a name
+ * Then one append commit; when another writer committed first, the plan is checked again on
+ * its table (a file it added meanwhile is refused), never committed unchecked. When files without field ids are added to a table without a name
  * mapping, the mapping of the current schema's names is set in the same commit, so other
  * readers (Spark, Trino, pyiceberg) read them by name.
  */
@@ -17,7 +18,7 @@ import type { FileIO } from '../iceberg/file-io.js';
 import { NAME_MAPPING_PROPERTY, nameMappingJson, nameMappingOf, parseNameMapping, type NameMapping } from '../iceberg/name-mapping.js';
 import { readParquetFooter } from '../iceberg/parquet-footer.js';
 import { currentSchema, defaultSpec } from '../iceberg/snapshot-ancestry.js';
-import type { TableMetadata } from '../iceberg/table-metadata.js';
+import { MAIN_BRANCH, type TableMetadata } from '../iceberg/table-metadata.js';
 import { dataFileMetrics, metricsConfigFromProperties } from '../write/data-file-metrics.js';
 import { derivePartition } from './added-file-partition.js';
 import { columnStatistics, leafStats } from './added-file-stats.js';
@@ -54,22 +55,67 @@ export interface AddFilesRequest {
 /** How many footers are read at a time. */
 const PARALLEL_FOOTERS = 8;
 
+/** How many times a commit is planned again on a table that moved (each time another writer committed first). */
+const MAX_REPLANS = 10;
+
+/** Thrown by the fence when the table moved: the plan is checked against the new table before it is committed on it. */
+class TableMoved extends Error {}
+
+const mainSnapshotId = (metadata: TableMetadata): bigint | undefined => metadata.refs.get(MAIN_BRANCH)?.snapshotId;
+
 export async function addFiles(request: AddFilesRequest): Promise<AddFilesResult> {
-  const { table } = request;
-  const plan = await planAddFiles(table.io, table.metadata, formatIdentifier(request.identifier), request.locations);
+  const name = formatIdentifier(request.identifier);
+  let table = request.table;
+  let plan = await planAddFiles(table.io, table.metadata, name, request.locations);
   if (request.dryRun === true || plan.files.length === 0) return { plan };
-  const layoutChange: LayoutChange | undefined =
-    plan.nameMapping === undefined ? undefined : { updates: [{ action: 'set-properties', updates: { [NAME_MAPPING_PROPERTY]: plan.nameMapping } }], requirements: [] };
-  const result = await commitSnapshot({
-    catalog: request.catalog,
-    identifier: request.identifier,
-    base: { metadata: table.metadata, io: table.io, create: false },
-    mode: 'append',
-    addedFiles: plan.files,
-    ...(layoutChange === undefined ? {} : { layoutChange }),
-    ...(request.retryPolicy === undefined ? {} : { retryPolicy: request.retryPolicy }),
-  });
-  return { plan, snapshotId: result.snapshot.snapshotId };
+  for (let replans = 0; ; replans++) {
+    const layoutChange: LayoutChange | undefined =
+      plan.nameMapping === undefined ? undefined : { updates: [{ action: 'set-properties', updates: { [NAME_MAPPING_PROPERTY]: plan.nameMapping } }], requirements: [] };
+    const base = mainSnapshotId(table.metadata);
+    try {
+      const result = await commitSnapshot({
+        catalog: request.catalog,
+        identifier: request.identifier,
+        base: { metadata: table.metadata, io: table.io, create: false },
+        mode: 'append',
+        addedFiles: plan.files,
+        ...(layoutChange === undefined ? {} : { layoutChange }),
+        ...(request.retryPolicy === undefined ? {} : { retryPolicy: request.retryPolicy }),
+        // Another writer may have added one of these files meanwhile: never commit on a table not checked.
+        fence: (current) => {
+          if (mainSnapshotId(current) !== base) throw new TableMoved();
+        },
+      });
+      return { plan, snapshotId: result.snapshot.snapshotId };
+    } catch (error) {
+      if (!(error instanceof TableMoved) || replans >= MAX_REPLANS) throw error;
+    }
+    const moved = await request.catalog.loadTable(request.identifier);
+    plan = sameLayout(table.metadata, moved.metadata) ? await checkedAgain(moved.io, moved.metadata, name, plan) : await planAddFiles(moved.io, moved.metadata, name, request.locations);
+    table = moved;
+  }
+}
+
+/** Whether a plan made on `before` holds on `after`: same schema and spec, same properties (name mapping, metrics modes). */
+function sameLayout(before: TableMetadata, after: TableMetadata): boolean {
+  return before.currentSchemaId === after.currentSchemaId && before.defaultSpecId === after.defaultSpecId && JSON.stringify(before.properties) === JSON.stringify(after.properties);
+}
+
+/** The plan, unless a file of it is now a data file of the table (refused as planAddFiles refuses it). */
+async function checkedAgain(io: FileIO, metadata: TableMetadata, table: string, plan: AddFilesPlan): Promise<AddFilesPlan> {
+  const live = new Set((await liveDataFiles(io, metadata)).map((file) => file.filePath));
+  const refusals = plan.files.filter((file) => live.has(file.filePath)).map((file) => alreadyInTable(file.filePath, table));
+  if (refusals.length > 0) throw refusedFiles(table, refusals);
+  return plan;
+}
+
+function alreadyInTable(location: string, table: string): InvalidInputError {
+  return new InvalidInputError(`Cannot add ${location}: it is already a data file of ${table}`, { context: { file: location, table } });
+}
+
+function refusedFiles(table: string, refusals: readonly ThundError[]): InvalidInputError {
+  const message = refusals.length === 1 ? refusals[0]!.message : `${refusals.length} files refused, nothing added:\n${refusals.map((r) => `  ${r.message}`).join('\n')}`;
+  return new InvalidInputError(message, { cause: refusals[0], context: { table, refused: refusals.length } });
 }
 
 /** Validates every file and builds its DataFile; throws one InvalidInputError naming every refused file. */
@@ -91,7 +137,7 @@ export async function planAddFiles(io: FileIO, metadata: TableMetadata, table: s
     const batch = unique.slice(start, start + PARALLEL_FOOTERS);
     const outcomes = await Promise.allSettled(
       batch.map(async (location) => {
-        if (live.has(location)) throw new InvalidInputError(`Cannot add ${location}: it is already a data file of ${table}`, { context: { file: location, table } });
+        if (live.has(location)) throw alreadyInTable(location, table);
         return describeFile(io, metadata, mapping, location);
       }),
     );
@@ -105,10 +151,7 @@ export async function planAddFiles(io: FileIO, metadata: TableMetadata, table: s
       byName ||= !outcome.value.byFieldId;
     }
   }
-  if (refusals.length > 0) {
-    const message = refusals.length === 1 ? refusals[0]!.message : `${refusals.length} files refused, nothing added:\n${refusals.map((r) => `  ${r.message}`).join('\n')}`;
-    throw new InvalidInputError(message, { cause: refusals[0], context: { table, refused: refusals.length } });
-  }
+  if (refusals.length > 0) throw refusedFiles(table, refusals);
   return {
     files,
     rows: files.reduce((sum, file) => sum + file.recordCount, 0n),

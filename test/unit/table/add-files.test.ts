@@ -263,4 +263,20 @@ describe('add-files', () => {
     const files = await liveDataFiles(table.io, table.metadata);
     expect(decodeSingleValue({ kind: 'long' }, files.find((f) => f.filePath === renamed)!.upperBounds!.get(1)!)).toBe(4n);
   });
+  it('checks the plan again when another writer committed first: a file it added meanwhile is refused, others land', async () => {
+    await createTable(false);
+    const [a, b, c] = [await writeFile('a.parquet', rowsSql(0, 10)), await writeFile('b.parquet', rowsSql(10, 10)), await writeFile('c.parquet', rowsSql(20, 10))];
+    const stale = await warehouse.catalog.loadTable(ID);
+    await add([a]);
+    const moved = (await warehouse.catalog.loadTable(ID)).metadata.currentSnapshotId;
+    const error = await refusal(addFiles({ catalog: warehouse.catalog, identifier: ID, table: stale, locations: [b, a] }));
+    expect(error.message).toBe(`Cannot add ${a}: it is already a data file of db.t`);
+    expect((await warehouse.catalog.loadTable(ID)).metadata.currentSnapshotId).toBe(moved);
+
+    const landed = await addFiles({ catalog: warehouse.catalog, identifier: ID, table: stale, locations: [b, c] });
+    const table = await warehouse.catalog.loadTable(ID);
+    expect(table.metadata.currentSnapshotId).toBe(landed.snapshotId);
+    expect(table.metadata.snapshots.find((s) => s.snapshotId === landed.snapshotId)?.parentSnapshotId).toBe(moved);
+    expect(await tableRows()).toEqual(await expectedRows(rowsSql(0, 30)));
+  });
 });
