@@ -12,7 +12,7 @@
  */
 import type { Catalog, LoadedTable, TableIdentifier } from '../../catalog/catalog.js';
 import { formatIdentifier } from '../../catalog/catalog.js';
-import { InvalidInputError, StorageError, ThundError } from '../errors.js';
+import { CommitConflictError, InvalidInputError, StorageError, ThundError } from '../errors.js';
 import { DataFileContent, type DataFile } from '../iceberg/data-file.js';
 import type { FileIO } from '../iceberg/file-io.js';
 import { NAME_MAPPING_PROPERTY, nameMappingJson, nameMappingOf, parseNameMapping, type NameMapping } from '../iceberg/name-mapping.js';
@@ -88,7 +88,12 @@ export async function addFiles(request: AddFilesRequest): Promise<AddFilesResult
       });
       return { plan, snapshotId: result.snapshot.snapshotId };
     } catch (error) {
-      if (!(error instanceof TableMoved) || replans >= MAX_REPLANS) throw error;
+      if (!(error instanceof TableMoved)) throw error;
+      if (replans >= MAX_REPLANS) {
+        throw new CommitConflictError(`${name} moved under add-files ${MAX_REPLANS + 1} times (other writers committing); nothing was added, run again`, {
+          context: { table: name },
+        });
+      }
     }
     const moved = await request.catalog.loadTable(request.identifier);
     plan = sameLayout(table.metadata, moved.metadata) ? await checkedAgain(moved.io, moved.metadata, name, plan) : await planAddFiles(moved.io, moved.metadata, name, request.locations);
