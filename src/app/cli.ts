@@ -7,6 +7,7 @@
 import { parseArgs } from 'node:util';
 import { ThundError } from '../errors.js';
 import { scrubSecrets } from '../secrets.js';
+import { addFilesCommand } from './commands/add-files.js';
 import { inspectCommand } from './commands/inspect.js';
 import { lowerCommand } from './commands/lower.js';
 import { parsePlanFormat, planCommand } from './commands/plan.js';
@@ -25,10 +26,13 @@ ${SERVE_USAGE}
   thund lower <pipeline.yaml> --target sdp --out DIR [--check] [--report-json FILE] [--spark-version 4.1]
   thund inspect <namespace.table> [--warehouse DIR] [--catalog-name NAME] [--json]
   thund inspect [<namespace.table>] --pipeline <pipeline.yaml> [--json]
+  thund add-files <namespace.table> <paths | s3://bucket/prefix/ | glob>… [--warehouse DIR] [--catalog-name NAME] [--pipeline FILE] [--dry-run] [--json]
 
 The pipeline's catalog block says where tables live (embedded SQLite, REST or Glue); without
 one, the embedded catalog <warehouse>/catalog.db. inspect --pipeline uses that pipeline's
 catalog and storage blocks (and its table when none is named).
+add-files registers existing Parquet files in a table without rewriting them (one append commit;
+a file that does not fit the schema, spans partitions or is already in the table refuses all).
 --warehouse and --catalog-name override the catalog block's warehouse and name.
 
 thund run recomputes only what is stale (a materialized view whose definition or inputs changed
@@ -76,6 +80,7 @@ async function main(argv: readonly string[]): Promise<number | void> {
       'full-refresh': { type: 'boolean' },
       backend: { type: 'string' },
       state: { type: 'boolean' },
+      'dry-run': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean' },
     },
@@ -84,7 +89,7 @@ async function main(argv: readonly string[]): Promise<number | void> {
   if (values.version === true) return print(THUND_VERSION);
   const [command, target, ...rest] = positionals;
   if (values.help === true || command === undefined) return print(USAGE);
-  if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);
+  if (rest.length > 0 && command !== 'add-files') throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);
   const options = {
     ...(values.warehouse === undefined ? {} : { warehouse: values.warehouse }),
     ...(values['catalog-name'] === undefined ? {} : { catalogName: values['catalog-name'] }),
@@ -113,6 +118,21 @@ async function main(argv: readonly string[]): Promise<number | void> {
         { ...options, json: values.json === true, ...(values.pipeline === undefined ? {} : { pipeline: values.pipeline }) },
         print,
       );
+    case 'add-files':
+      if (target === undefined || rest.length === 0) {
+        throw new UsageError('thund add-files needs a table and files: thund add-files <namespace.table> <paths | s3://bucket/prefix/ | glob>…');
+      }
+      return addFilesCommand(
+        target,
+        rest,
+        {
+          ...options,
+          json: values.json === true,
+          dryRun: values['dry-run'] === true,
+          ...(values.pipeline === undefined ? {} : { pipeline: values.pipeline }),
+        },
+        print,
+      );
     case 'validate':
       if (target === undefined) throw new UsageError('thund validate needs a pipeline file: thund validate <pipeline.yaml>');
       return validateCommand(target, print);
@@ -134,7 +154,7 @@ async function main(argv: readonly string[]): Promise<number | void> {
         print,
       );
     default:
-      throw new UsageError(`unknown command "${command}" (commands: run, serve, validate, plan, inspect, lower)`);
+      throw new UsageError(`unknown command "${command}" (commands: run, serve, validate, plan, inspect, add-files, lower)`);
   }
 }
 

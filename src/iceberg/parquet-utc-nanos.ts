@@ -19,25 +19,10 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { IcebergFormatError } from '../errors.js';
 import { allFields } from './schema.js';
 import type { Schema } from './types.js';
+import { FooterEnd, ThriftCompactReader, T_BINARY, T_FALSE, T_I32, T_LIST, T_STRUCT, T_TRUE } from './thrift-compact.js';
 
 const MAGIC = 'PAR1';
 const TAIL = 8;
-/** How much of the footer is read at a time while walking the schema. */
-const CHUNK = 64 * 1024;
-
-const T_STOP = 0;
-const T_TRUE = 1;
-const T_FALSE = 2;
-const T_BYTE = 3;
-const T_I16 = 4;
-const T_I32 = 5;
-const T_I64 = 6;
-const T_DOUBLE = 7;
-const T_BINARY = 8;
-const T_LIST = 9;
-const T_SET = 10;
-const T_MAP = 11;
-const T_STRUCT = 12;
 
 /** FileMetaData.schema; SchemaElement.name, .field_id and .logicalType; LogicalType.TIMESTAMP; TimestampType fields; TimeUnit.NANOS. */
 const FILE_METADATA_SCHEMA = 2;
@@ -58,141 +43,12 @@ export interface NanosTimestampColumn {
   readonly flagOffset: number;
 }
 
-class FooterEnd extends Error {}
 /** Thrown to stop the walk once the schema list is read. */
 class SchemaDone extends Error {}
 
-/** Reads the footer lazily (the schema list is all that is needed, and it comes first). */
-class FooterReader {
-  private bytes = new Uint8Array(0);
-  pos = 0;
-
-  constructor(
-    private readonly fetch: (offset: number, length: number) => Promise<Uint8Array>,
-    private readonly length: number,
-  ) {}
-
-  /** Makes `n` more bytes from `pos` available. */
-  async need(n: number): Promise<void> {
-    if (this.pos + n <= this.bytes.length) return;
-    if (this.pos + n > this.length) throw new FooterEnd('footer ends early');
-    const want = Math.min(this.length, Math.max(this.pos + n, this.bytes.length + CHUNK));
-    const more = await this.fetch(this.bytes.length, want - this.bytes.length);
-    const next = new Uint8Array(want);
-    next.set(this.bytes);
-    next.set(more, this.bytes.length);
-    this.bytes = next;
-  }
-
-  async byte(): Promise<number> {
-    await this.need(1);
-    return this.bytes[this.pos++] as number;
-  }
-
-  async varint(): Promise<bigint> {
-    let result = 0n;
-    let shift = 0n;
-    for (let i = 0; i < 10; i++) {
-      const b = await this.byte();
-      result |= BigInt(b & 0x7f) << shift;
-      if ((b & 0x80) === 0) return result;
-      shift += 7n;
-    }
-    throw new FooterEnd('varint longer than 10 bytes');
-  }
-
-  async zigzag(): Promise<number> {
-    const v = await this.varint();
-    return Number((v >> 1n) ^ -(v & 1n));
-  }
-
-  async length32(): Promise<number> {
-    const n = Number(await this.varint());
-    if (n < 0 || n > this.length) throw new FooterEnd('length beyond the footer');
-    return n;
-  }
-
-  async skipBytes(n: number): Promise<void> {
-    await this.need(n);
-    this.pos += n;
-  }
-
-  async text(): Promise<string> {
-    const n = await this.length32();
-    await this.need(n);
-    const out = new TextDecoder().decode(this.bytes.subarray(this.pos, this.pos + n));
-    this.pos += n;
-    return out;
-  }
-
-  async skip(type: number): Promise<void> {
-    switch (type) {
-      case T_TRUE:
-      case T_FALSE:
-        return;
-      case T_BYTE:
-        return this.skipBytes(1);
-      case T_I16:
-      case T_I32:
-      case T_I64:
-        await this.varint();
-        return;
-      case T_DOUBLE:
-        return this.skipBytes(8);
-      case T_BINARY:
-        return this.skipBytes(await this.length32());
-      case T_LIST:
-      case T_SET: {
-        const { size, elementType } = await this.listHeader();
-        for (let i = 0; i < size; i++) {
-          if (elementType === T_TRUE || elementType === T_FALSE) await this.skipBytes(1);
-          else await this.skip(elementType);
-        }
-        return;
-      }
-      case T_MAP: {
-        const size = await this.length32();
-        if (size === 0) return;
-        const types = await this.byte();
-        for (let i = 0; i < size; i++) {
-          await this.skip(types >> 4);
-          await this.skip(types & 0x0f);
-        }
-        return;
-      }
-      case T_STRUCT:
-        return this.struct(async () => false);
-      default:
-        throw new FooterEnd(`unknown compact type ${type}`);
-    }
-  }
-
-  async listHeader(): Promise<{ size: number; elementType: number }> {
-    const header = await this.byte();
-    let size = header >> 4;
-    if (size === 15) size = await this.length32();
-    return { size, elementType: header & 0x0f };
-  }
-
-  /** Walks a struct; `visit` reads the field's value itself and returns true, or returns false to have it skipped. */
-  async struct(visit: (fieldId: number, type: number, headerOffset: number) => Promise<boolean>): Promise<void> {
-    let last = 0;
-    for (;;) {
-      const headerOffset = this.pos;
-      const header = await this.byte();
-      const type = header & 0x0f;
-      if (type === T_STOP) return;
-      const delta = header >> 4;
-      const id = delta === 0 ? await this.zigzag() : last + delta;
-      last = id;
-      if (!(await visit(id, type, headerOffset))) await this.skip(type);
-    }
-  }
-}
-
 /** The nanosecond TIMESTAMP columns of one footer (`fetch` reads footer bytes by offset). */
 async function nanosColumns(fetch: (offset: number, length: number) => Promise<Uint8Array>, length: number): Promise<NanosTimestampColumn[]> {
-  const reader = new FooterReader(fetch, length);
+  const reader = new ThriftCompactReader(fetch, length);
   const found: NanosTimestampColumn[] = [];
   let schemaSeen = false;
   await reader.struct(async (fieldId, type) => {

@@ -20,6 +20,7 @@ import { icebergToDuckDbType, quoteIdentifier } from '../iceberg/duckdb-types.js
 import { checkNestedInitialDefaults, fieldDefaultText } from '../iceberg/default-values.js';
 import type { FileIO } from '../iceberg/file-io.js';
 import { readDeletionVector } from '../iceberg/puffin/read-deletion-vector.js';
+import { mappedByName, nameMappingOf, type NameMapping } from '../iceberg/name-mapping.js';
 import type { NestedField, Schema } from '../iceberg/types.js';
 import { quoteLiteral, type DuckDbSession } from '../duckdb/session.js';
 import { holdsKind, isPrimitive } from '../iceberg/types.js';
@@ -51,6 +52,11 @@ export interface LiveRowsRequest {
    * them, else the file's first_row_id plus the row's position and the file's data sequence number.
    */
   readonly lineage?: boolean;
+  /**
+   * How files without field ids (registered by add-files) name their columns: the table's
+   * `schema.name-mapping.default`; the schema's own names when absent.
+   */
+  readonly nameMapping?: NameMapping;
 }
 
 /** Columns the relation adds with `lineage`. */
@@ -80,11 +86,11 @@ export async function openLiveRows(request: LiveRowsRequest): Promise<LiveRows> 
     const deleteLocal = await staging.localPaths(deleteUris);
     const localOfDelete = new Map(deleteUris.map((uri, i) => [uri, deleteLocal[i]!]));
     // Lineage columns are read by field id, which only the field-id projection does.
-    const byName = request.lineage === true ? new Set<string>() : await readableByName(request, dataLocal);
+    const byName = request.lineage === true ? new Map<string, ReadonlyMap<number, string>>() : await readableByName(request, dataLocal);
     await checkEqualityColumns(request, tasks, localOfDelete);
     const vectors = await stageDeletionVectors(request, tasks, tempTables);
     const parts = tasks.map((task, i) =>
-      fileRows(request, task, { local: dataLocal[i]!, byName: byName.has(dataLocal[i]!), localOfDelete, vector: vectors.get(i) }),
+      fileRows(request, task, { local: dataLocal[i]!, byName: byName.get(dataLocal[i]!), localOfDelete, vector: vectors.get(i) }),
     );
     return { sql: parts.join(' UNION ALL '), release };
   } catch (error) {
@@ -96,8 +102,8 @@ export async function openLiveRows(request: LiveRowsRequest): Promise<LiveRows> 
 interface FileSources {
   /** The data file's local path. */
   readonly local: string;
-  /** Read by name (see readableByName) rather than through the field-id map. */
-  readonly byName: boolean;
+  /** Read by name (see readableByName) rather than through the field-id map: field id → the file's column name. */
+  readonly byName: ReadonlyMap<number, string> | undefined;
   readonly localOfDelete: ReadonlyMap<string, string>;
   /** Where its deletion vector's positions are staged, when one applies. */
   readonly vector: StagedVector | undefined;
@@ -111,8 +117,11 @@ interface FileSources {
 function fileRows(request: LiveRowsRequest, task: ScanTask, sources: FileSources): string {
   const uri = quoteLiteral(task.data.file.filePath);
   const { byName } = sources;
-  const column = (field: NestedField): string =>
-    byName ? `CAST(d.${quoteIdentifier(field.name)} AS ${icebergToDuckDbType(field.type)})` : `d.${quoteIdentifier(field.name)}`;
+  const column = (field: NestedField): string => {
+    if (byName === undefined) return `d.${quoteIdentifier(field.name)}`;
+    const name = byName.get(field.id);
+    return `CAST(${name === undefined ? 'NULL' : `d.${quoteIdentifier(name)}`} AS ${icebergToDuckDbType(field.type)})`;
+  };
   const columns = request.schema.fields.map((field) => (byName ? `${column(field)} AS ${quoteIdentifier(field.name)}` : column(field)));
   if (request.positions === true) columns.push(`${uri} AS ${FILE_COLUMN}`, `d.file_row_number AS ${POS_COLUMN}`);
   if (request.lineage === true) columns.push(...lineageColumns(task));
@@ -275,23 +284,54 @@ function appendPositions(appender: DuckDBAppender, file: number, positions: BigI
 }
 
 /**
- * Data files whose columns carry the schema's field ids under the schema's names (no rename, no
- * column added since): read by name, which DuckDB scans faster than through the field-id map.
- * Only for schemas of primitive top-level columns, where an id and a name identify a column.
+ * Data files read by name rather than through the field-id map, each with its field id → column
+ * name: files whose columns carry the schema's field ids under the schema's names (no rename, no
+ * column added since), which DuckDB scans faster; and files without any field id (registered by
+ * add-files), whose top-level columns are named through the name mapping, a field the file lacks
+ * reading as NULL (a struct, list or map column is cast to the schema's type, so its nested
+ * fields are matched by their names). The first kind only for schemas of primitive top-level
+ * columns, where an id and a name identify a column.
  */
-async function readableByName(request: LiveRowsRequest, locals: readonly string[]): Promise<Set<string>> {
+async function readableByName(request: LiveRowsRequest, locals: readonly string[]): Promise<Map<string, ReadonlyMap<number, string>>> {
   const { fields } = request.schema;
-  if (!fields.every((field) => isPrimitive(field.type))) return new Set();
+  const out = new Map<string, ReadonlyMap<number, string>>();
+  const primitives = fields.every((field) => isPrimitive(field.type));
   const nodes = (await request.session.queryJson(
-    `SELECT file_name, name, field_id::INTEGER AS field_id FROM parquet_schema(${listOf(locals)}) WHERE field_id IS NOT NULL`,
-  )) as { file_name: string; name: string; field_id: number }[];
-  const byFile = new Map<string, Map<number, string>>();
-  for (const node of nodes) {
-    const ids = byFile.get(node.file_name) ?? new Map<number, string>();
-    ids.set(node.field_id, node.name);
-    byFile.set(node.file_name, ids);
+    `SELECT file_name, name, field_id::INTEGER AS field_id, coalesce(num_children, 0)::INTEGER AS num_children FROM parquet_schema(${listOf(locals)})`,
+  )) as { file_name: string; name: string; field_id: number | null; num_children: number }[];
+  const byFile = new Map<string, typeof nodes>();
+  for (const node of nodes) byFile.set(node.file_name, [...(byFile.get(node.file_name) ?? []), node]);
+  const mapping = request.nameMapping ?? nameMappingOf(request.schema);
+  for (const local of locals) {
+    const elements = byFile.get(local) ?? [];
+    const ids = new Map(elements.flatMap((node) => (node.field_id === null ? [] : [[node.field_id, node.name] as const])));
+    if (ids.size > 0) {
+      if (primitives && fields.every((field) => ids.get(field.id) === field.name)) out.set(local, new Map(fields.map((field) => [field.id, field.name])));
+      continue;
+    }
+    const named = new Map<number, string>();
+    for (const name of topLevelNames(elements)) {
+      const id = mappedByName(mapping, name)?.fieldId;
+      if (id !== undefined && !named.has(id)) named.set(id, name);
+    }
+    out.set(local, named);
   }
-  return new Set(locals.filter((local) => fields.every((field) => byFile.get(local)?.get(field.id) === field.name)));
+  return out;
+}
+
+/** The top-level column names of a file from its parquet_schema rows (depth first, the root first). */
+function topLevelNames(elements: readonly { name: string; num_children: number }[]): string[] {
+  const names: string[] = [];
+  let i = 1;
+  const skip = (): void => {
+    const children = elements[i++]?.num_children ?? 0;
+    for (let c = 0; c < children; c++) skip();
+  };
+  while (i < elements.length) {
+    names.push(elements[i]!.name);
+    skip();
+  }
+  return names;
 }
 
 function listOf(paths: readonly string[]): string {

@@ -5,6 +5,7 @@
  */
 import { checkValuesSupported } from '../iceberg/duckdb-types.js';
 import type { FileIO } from '../iceberg/file-io.js';
+import { NAME_MAPPING_PROPERTY, parseNameMapping } from '../iceberg/name-mapping.js';
 import { currentSchema, schemaById } from '../iceberg/snapshot-ancestry.js';
 import type { TableMetadata } from '../iceberg/table-metadata.js';
 import type { DuckDbSession } from '../duckdb/session.js';
@@ -39,7 +40,16 @@ export async function openTableRows(request: TableRowsRequest): Promise<TableRow
   checkValuesSupported(schema);
   const filter = request.where === undefined ? undefined : await parseRowFilter(session, schema, request.where);
   const plan = await planScan(io, metadata, { ...at, ...(filter === undefined ? {} : { filter }) });
-  const rows = await openLiveRows({ session, io, schema, tasks: plan.tasks, ...(request.positions === undefined ? {} : { positions: request.positions }) });
+  const mappingText = metadata.properties[NAME_MAPPING_PROPERTY];
+  const nameMapping = mappingText === undefined ? undefined : parseNameMapping(mappingText, metadata.location);
+  const rows = await openLiveRows({
+    session,
+    io,
+    schema,
+    tasks: plan.tasks,
+    ...(request.positions === undefined ? {} : { positions: request.positions }),
+    ...(nameMapping === undefined ? {} : { nameMapping }),
+  });
   const sql = request.where === undefined ? rows.sql : `SELECT * FROM (${rows.sql}) WHERE (${request.where})`;
   return { sql, release: rows.release, plan };
 }

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/iceberg/json.js';
 import { thund, type CliResult, type InspectReport } from '../e2e/cli.js';
 import { REST_SERVERS, restServerUri, type RestServerUnderTest } from '../integration/rest-support/rest-servers.js';
-import { testS3Bucket, testS3Client } from '../stack/s3-env.js';
+import { TEST_S3_STORAGE_BLOCK, testS3Bucket, testS3Client } from '../stack/s3-env.js';
 import { requireServiceEnv } from '../stack/service.js';
 import { readWithPyiceberg } from './pyiceberg.js';
 import { QUICKSTART_COLUMNS, QUICKSTART_INPUT, QUICKSTART_SPEC, QUICKSTART_TABLE, quickstartExpectedRows } from './quickstart-expected.js';
@@ -28,14 +28,7 @@ const connectionBlocks = (server: RestServerUnderTest): string => `
 catalog:
   type: rest
   uri: \${${server.uriVariable}}${server.warehouse === undefined ? '' : `\n  warehouse: ${server.warehouse}`}
-storage:
-  s3:
-    endpoint: \${THUND_TEST_S3_ENDPOINT}
-    region: \${THUND_TEST_S3_REGION}
-    path_style: true
-    access_key_id_env: THUND_TEST_S3_ACCESS_KEY
-    secret_access_key_env: THUND_TEST_S3_SECRET_KEY
-`;
+${TEST_S3_STORAGE_BLOCK}`;
 
 /** The quickstart spec with its table renamed, its input by absolute path, and the blocks above. */
 function restQuickstartSpec(server: RestServerUnderTest, table: string): string {

@@ -33,3 +33,13 @@ export function stackS3Client(config: S3ClientConfig): S3Client {
   process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
   return new S3Client(config);
 }
+
+/** A pipeline spec's `storage` block for the stack's MinIO: addresses from the environment, keys by variable name. */
+export const TEST_S3_STORAGE_BLOCK = `storage:
+  s3:
+    endpoint: \${THUND_TEST_S3_ENDPOINT}
+    region: \${THUND_TEST_S3_REGION}
+    path_style: true
+    access_key_id_env: THUND_TEST_S3_ACCESS_KEY
+    secret_access_key_env: THUND_TEST_S3_SECRET_KEY
+`;

@@ -87,18 +87,23 @@ export async function inspectCommand(tableName: string | undefined, options: Ins
   }
 }
 
-/** Inspect reads: a warehouse that does not exist is an error, never created. */
-async function openExistingCatalog(spec: PipelineDefinition | undefined, options: InspectOptions, identifier: TableIdentifier): Promise<OpenedCatalog> {
+/** Inspect and add-files: a warehouse that does not exist is an error, never created. */
+export async function openExistingCatalog(
+  spec: PipelineDefinition | undefined,
+  options: CatalogOverrides,
+  identifier: TableIdentifier,
+  verb = 'inspect',
+): Promise<OpenedCatalog> {
   try {
     return await openCatalog(spec, { ...options, existingOnly: true });
   } catch (error) {
     if (!(error instanceof NoSuchTableError)) throw error;
     const table = formatIdentifier(identifier);
-    throw new NoSuchTableError(`cannot inspect ${table}: ${error.message}`, { cause: error, context: { ...error.context, table } });
+    throw new NoSuchTableError(`cannot ${verb} ${table}: ${error.message}`, { cause: error, context: { ...error.context, table } });
   }
 }
 
-async function loadDefinition(specPath: string): Promise<PipelineDefinition> {
+export async function loadDefinition(specPath: string): Promise<PipelineDefinition> {
   const loaded = await loadPipelineDefinition(specPath);
   if (!loaded.ok) throw new InvalidInputError(loaded.problems.map(formatProblem).join('\n'), { context: { file: specPath } });
   return loaded.definition;
