@@ -56,7 +56,7 @@ export async function planOverwrite(
 }
 
 export function summaryFor(
-  mode: 'append' | 'overwrite' | 'row-delta',
+  mode: 'append' | 'overwrite' | 'row-delta' | 'replace',
   added: readonly DataFile[],
   removed: RemovedSet | undefined,
   parent: Snapshot | undefined,
