@@ -97,6 +97,19 @@ export class StalePositionsError extends CommitConflictError {
   }
 }
 
+/**
+ * A maintenance rewrite (compaction, position delete rewrite) met a concurrent commit that
+ * deleted rows from, or removed, a file it rewrites: nothing was committed; plan it again.
+ */
+export class CompactionConflictError extends CommitConflictError {
+  override readonly code = 'COMPACTION_CONFLICT';
+
+  constructor(message: string, options: ThundErrorOptions = {}) {
+    super(message, { ...options, retryable: false });
+    this.name = 'CompactionConflictError';
+  }
+}
+
 /** A namespace cannot be dropped while it holds tables, views or child namespaces. */
 export class NamespaceNotEmptyError extends ThundError {
   constructor(message: string, options: ThundErrorOptions = {}) {

@@ -10,6 +10,7 @@ import { scrubSecrets } from '../secrets.js';
 import { addFilesCommand } from './commands/add-files.js';
 import { inspectCommand } from './commands/inspect.js';
 import { lowerCommand } from './commands/lower.js';
+import { MAINTAIN_USAGE, maintainCommand } from './commands/maintain.js';
 import { parsePlanFormat, planCommand } from './commands/plan.js';
 import { RUN_BACKENDS, runCommand, type RunBackend } from './commands/run.js';
 import { SERVE_USAGE, serveCommand } from './commands/serve.js';
@@ -27,6 +28,7 @@ ${SERVE_USAGE}
   thund inspect <namespace.table> [--warehouse DIR] [--catalog-name NAME] [--json]
   thund inspect [<namespace.table>] --pipeline <pipeline.yaml> [--json]
   thund add-files <namespace.table> <paths | s3://bucket/prefix/ | glob>… [--warehouse DIR] [--catalog-name NAME] [--pipeline FILE] [--dry-run] [--json]
+${MAINTAIN_USAGE}
 
 The pipeline's catalog block says where tables live (embedded SQLite, REST or Glue); without
 one, the embedded catalog <warehouse>/catalog.db. inspect --pipeline uses that pipeline's
@@ -34,6 +36,10 @@ catalog and storage blocks (and its table when none is named).
 add-files registers existing Parquet files in a table without rewriting them (one append commit;
 a file that does not fit the schema, spans partitions or is already in the table refuses all).
 --warehouse and --catalog-name override the catalog block's warehouse and name.
+
+thund maintain runs the named maintenance actions on each table (all of them, in the order
+compact, rewrite-position-deletes, rewrite-manifests, expire-snapshots, remove-orphans, when
+none is named); --dry-run says what each would change and changes nothing.
 
 thund run recomputes only what is stale (a materialized view whose definition or inputs changed
 since its last run); --full-refresh runs every flow. plan --state shows what is stale and why.
@@ -63,6 +69,7 @@ process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
 async function main(argv: readonly string[]): Promise<number | void> {
   // serve takes its own flags (serve-config.ts).
   if (argv[0] === 'serve') return serveCommand(argv.slice(1));
+  if (argv[0] === 'maintain') return maintainCommand(argv.slice(1), (line) => void process.stdout.write(`${scrubSecrets(line)}\n`));
   const { positionals, values } = parseArgs({
     args: [...argv],
     allowPositionals: true,
@@ -154,7 +161,7 @@ async function main(argv: readonly string[]): Promise<number | void> {
         print,
       );
     default:
-      throw new UsageError(`unknown command "${command}" (commands: run, serve, validate, plan, inspect, add-files, lower)`);
+      throw new UsageError(`unknown command "${command}" (commands: run, serve, validate, plan, inspect, add-files, maintain, lower)`);
   }
 }
 

@@ -38,7 +38,8 @@ import { ManifestRewrites, writeRowDeltaManifests, type RowDelta } from './row-d
 import { planOverwrite, summaryFor, type RemovedSet } from './snapshot-changes.js';
 
 export type WriteMode = 'append' | 'overwrite';
-export type CommitMode = WriteMode | 'row-delta';
+/** 'replace': a row delta that rewrites files without changing the rows (compaction), committed as operation `replace`. */
+export type CommitMode = WriteMode | 'row-delta' | 'replace';
 
 /** Schema and partition spec updates committed with a snapshot, and the requirements they rest on. */
 export interface LayoutChange {
@@ -54,7 +55,7 @@ export interface SnapshotCommitRequest {
   readonly mode: CommitMode;
   /** Data files of an append or overwrite; a row delta carries its files in `rowDelta`. */
   readonly addedFiles: readonly DataFile[];
-  /** Required for mode 'row-delta'. */
+  /** Required for modes 'row-delta' and 'replace'. */
   readonly rowDelta?: RowDelta;
   /** Extra snapshot summary properties (engine name, source positions, …). */
   readonly summaryProperties?: Readonly<Record<string, string>>;
@@ -365,7 +366,7 @@ async function landed(
 }
 
 function rowDeltaOf(request: SnapshotCommitRequest): RowDelta | undefined {
-  if (request.mode !== 'row-delta') return undefined;
+  if (request.mode !== 'row-delta' && request.mode !== 'replace') return undefined;
   if (request.rowDelta === undefined || request.addedFiles.length > 0 || request.base.create) {
     throw new InvalidInputError('A row-delta commit needs an existing table and carries its files in rowDelta only');
   }

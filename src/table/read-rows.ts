@@ -31,7 +31,7 @@ import { TableFileStaging } from './file-staging.js';
 export const FILE_COLUMN = '__thund_file';
 export const POS_COLUMN = '__thund_pos';
 
-const FILE_PATH_FIELD_ID = 2147483546;
+export const FILE_PATH_FIELD_ID = 2147483546;
 const POS_FIELD_ID = 2147483545;
 
 export interface LiveRows {

@@ -14,7 +14,7 @@ import { DataFileContent, type DataFile } from '../iceberg/data-file.js';
 import type { FileIO } from '../iceberg/file-io.js';
 import { currentSchema } from '../iceberg/snapshot-ancestry.js';
 import type { TableMetadata } from '../iceberg/table-metadata.js';
-import { primitive } from '../iceberg/types.js';
+import { primitive, type Schema } from '../iceberg/types.js';
 import { quoteIdentifier } from '../iceberg/duckdb-types.js';
 import type { DuckDbSession } from '../duckdb/session.js';
 import { writeDataFiles } from '../write/data-file-writer.js';
@@ -165,14 +165,9 @@ function groupByPartition(tasks: readonly ScanTask[]): PositionDeleteGroup[] {
 
 /** The file's live rows minus the matched ones, as new data files in its own spec and partition. */
 async function rewriteWithout(request: MatchedChangesRequest, task: ScanTask): Promise<DataFile[]> {
-  const tableSchema = currentSchema(request.metadata);
-  const lineage = request.metadata.formatVersion >= 3 && !tableSchema.fields.some((field) => RESERVED_LINEAGE_NAMES.has(field.name));
-  const rows = await openLiveRows({ session: request.session, io: request.io, schema: tableSchema, tasks: [task], positions: true, lineage });
+  const { lineage, columns, schema } = rewriteProjection(request.metadata, 'r');
+  const rows = await openLiveRows({ session: request.session, io: request.io, schema: currentSchema(request.metadata), tasks: [task], positions: true, lineage });
   try {
-    const columns = tableSchema.fields.map((field) => `r.${quoteIdentifier(field.name)}`);
-    // v3: the rows keep their ids, written into the new file as the spec's lineage columns.
-    if (lineage) columns.push(`r.${ROW_ID_COLUMN} AS _row_id`, `r.${LAST_UPDATED_COLUMN} AS _last_updated_sequence_number`);
-    const schema = lineage ? { ...tableSchema, fields: [...tableSchema.fields, ...LINEAGE_FIELDS] } : tableSchema;
     const query =
       `SELECT ${columns.join(', ')} FROM (${rows.sql}) r ANTI JOIN ${request.matchedTable} m ` +
       `ON m.file_path = r.${FILE_COLUMN} AND m.pos = r.${POS_COLUMN}`;
@@ -191,6 +186,28 @@ async function rewriteWithout(request: MatchedChangesRequest, task: ScanTask): P
   } finally {
     await rows.release();
   }
+}
+
+/** How rows read with openLiveRows (`lineage` as it says) are written again by a rewrite. */
+export interface RewriteProjection {
+  /** openLiveRows' `lineage` option. */
+  readonly lineage: boolean;
+  /** The SELECT list over the live rows' alias. */
+  readonly columns: readonly string[];
+  /** The schema to write: the table's, with the lineage fields on v3. */
+  readonly schema: Schema;
+}
+
+/**
+ * The table's columns of rows being rewritten (copy-on-write, compaction); on v3 the rows keep
+ * their ids, written into the new files as the spec's lineage columns.
+ */
+export function rewriteProjection(metadata: TableMetadata, alias: string): RewriteProjection {
+  const tableSchema = currentSchema(metadata);
+  const lineage = metadata.formatVersion >= 3 && !tableSchema.fields.some((field) => RESERVED_LINEAGE_NAMES.has(field.name));
+  const columns = tableSchema.fields.map((field) => `${alias}.${quoteIdentifier(field.name)}`);
+  if (lineage) columns.push(`${alias}.${ROW_ID_COLUMN} AS _row_id`, `${alias}.${LAST_UPDATED_COLUMN} AS _last_updated_sequence_number`);
+  return { lineage, columns, schema: lineage ? { ...tableSchema, fields: [...tableSchema.fields, ...LINEAGE_FIELDS] } : tableSchema };
 }
 
 const LINEAGE_FIELDS = [

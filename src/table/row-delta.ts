@@ -31,6 +31,12 @@ export interface RowDelta {
   /** Delete files this commit replaces or that deleted from a removed data file (v3 deletion vectors). */
   readonly removedDeleteFiles: readonly DataFile[];
   /**
+   * The data sequence number the added data files carry instead of the commit's (Java's
+   * RewriteFiles.dataSequenceNumber): a compaction gives its output the number of the snapshot
+   * it read, so equality deletes committed since still apply to the rewritten rows.
+   */
+  readonly dataSequenceNumber?: bigint;
+  /**
    * Called when the table moved between two attempts: throws a CommitConflictError when the
    * commit would no longer be right on the new base (conflict-validation.ts).
    */
@@ -53,10 +59,11 @@ export async function writeRowDeltaManifests(context: ManifestWriteContext, delt
   const pending: PendingManifest[] = [];
   let index = ADDED_INDEX;
   for (const group of groups.values()) {
+    const explicit = group.content === ManifestContent.Data ? delta.dataSequenceNumber : undefined;
     const entries = group.files.map((dataFile) => ({
       status: ManifestEntryStatus.Added,
       snapshotId: context.snapshotId,
-      sequenceNumber: null,
+      sequenceNumber: explicit ?? null,
       fileSequenceNumber: null,
       dataFile,
     }));

@@ -58,6 +58,10 @@ export interface RowDeltaCommit {
   readonly touchedDataFiles: readonly DataFile[];
   /** Schema and partition spec changes committed with the rows. */
   readonly layoutChange?: LayoutChange;
+  /** 'replace' for a rewrite that keeps the rows (compaction); the default is 'row-delta'. */
+  readonly mode?: 'row-delta' | 'replace';
+  /** RowDelta.dataSequenceNumber: the added data files' data sequence number. */
+  readonly dataSequenceNumber?: bigint;
 }
 
 export async function commitRowDelta(request: RowDeltaCommit): Promise<{ snapshot: Snapshot; attempts: number }> {
@@ -68,9 +72,10 @@ export async function commitRowDelta(request: RowDeltaCommit): Promise<{ snapsho
       catalog: target.catalog,
       identifier: target.identifier,
       base: { metadata: request.metadata, io: target.io, create: false },
-      mode: 'row-delta',
+      mode: request.mode ?? 'row-delta',
       addedFiles: [],
       rowDelta: {
+        ...(request.dataSequenceNumber === undefined ? {} : { dataSequenceNumber: request.dataSequenceNumber }),
         addedDataFiles: request.addedDataFiles,
         addedDeleteFiles: request.addedDeleteFiles,
         removedDataFiles: request.removedDataFiles,

@@ -5,14 +5,13 @@
 import { relative } from 'node:path';
 import { formatIdentifier, type TableIdentifier } from '../../../catalog/catalog.js';
 import { fromFileUri, isLocalLocation } from '../../../connectors/storage/local-file-io.js';
-import { InvalidInputError, NoSuchTableError } from '../../errors.js';
+import { InvalidInputError } from '../../errors.js';
 import { stringifyJson } from '../../iceberg/json.js';
 import { liveDataFiles } from '../../table/scan.js';
 import { liveRowCountOf } from '../../table/live-row-count.js';
-import { isTableDataset } from '../../pipeline/ir/dataset.js';
-import { formatProblem } from '../../pipeline/problems.js';
-import { loadPipelineDefinition, type PipelineDefinition } from '../../pipeline/spec-to-ir.js';
-import { openCatalog, type CatalogOverrides, type OpenedCatalog } from '../open-catalog.js';
+import type { PipelineDefinition } from '../../pipeline/spec-to-ir.js';
+import type { CatalogOverrides } from '../open-catalog.js';
+import { loadDefinition, openExistingCatalog, parseTableName, pipelineTables } from './existing-table.js';
 
 export interface InspectOptions extends CatalogOverrides {
   readonly json?: boolean;
@@ -20,19 +19,11 @@ export interface InspectOptions extends CatalogOverrides {
   readonly pipeline?: string;
 }
 
-export function parseTableName(text: string): TableIdentifier {
-  const parts = text.split('.');
-  if (parts.length < 2 || parts.some((part) => part === '')) {
-    throw new InvalidInputError(`"${text}" is not a table name: write namespace.table, e.g. lake.orders`, { context: { table: text } });
-  }
-  return { namespace: parts.slice(0, -1), name: parts[parts.length - 1] as string };
-}
-
 /** Without a table name, the one table of the `--pipeline` spec. */
 export async function inspectCommand(tableName: string | undefined, options: InspectOptions, print: (line: string) => void): Promise<void> {
   const spec = options.pipeline === undefined ? undefined : await loadDefinition(options.pipeline);
   const identifier = tableName === undefined ? pipelineTable(spec) : parseTableName(tableName);
-  const opened = await openExistingCatalog(spec, options, identifier);
+  const opened = await openExistingCatalog(spec, options, identifier, 'inspect');
   const { catalog, warehousePath } = opened;
   try {
     const table = await catalog.loadTable(identifier);
@@ -87,34 +78,11 @@ export async function inspectCommand(tableName: string | undefined, options: Ins
   }
 }
 
-/** Inspect and add-files: a warehouse that does not exist is an error, never created. */
-export async function openExistingCatalog(
-  spec: PipelineDefinition | undefined,
-  options: CatalogOverrides,
-  identifier: TableIdentifier,
-  verb = 'inspect',
-): Promise<OpenedCatalog> {
-  try {
-    return await openCatalog(spec, { ...options, existingOnly: true });
-  } catch (error) {
-    if (!(error instanceof NoSuchTableError)) throw error;
-    const table = formatIdentifier(identifier);
-    throw new NoSuchTableError(`cannot ${verb} ${table}: ${error.message}`, { cause: error, context: { ...error.context, table } });
-  }
-}
-
-export async function loadDefinition(specPath: string): Promise<PipelineDefinition> {
-  const loaded = await loadPipelineDefinition(specPath);
-  if (!loaded.ok) throw new InvalidInputError(loaded.problems.map(formatProblem).join('\n'), { context: { file: specPath } });
-  return loaded.definition;
-}
-
 /** The pipeline's first table. */
 function pipelineTable(spec: PipelineDefinition | undefined): TableIdentifier {
-  const table = spec?.graph.datasets.find(isTableDataset);
+  const [table] = pipelineTables(spec);
   if (table === undefined) {
     throw new InvalidInputError('thund inspect needs a table: thund inspect <namespace.table>, or --pipeline FILE for its table');
   }
-  return table.table.identifier;
+  return table;
 }
-
