@@ -58,7 +58,26 @@ describe('thund maintain', () => {
     expect(missing.stderr).toMatch(/NO_SUCH_TABLE.*db\.nope/);
     const retain = thund(['maintain', 'db.events', '--compact', '--retain-last', '3', '--warehouse', warehouse.work]);
     expect(retain.stderr).toContain('--retain-last goes with --expire-snapshots');
-    const notBuilt = thund(['maintain', 'db.events', '--expire-snapshots', '--warehouse', warehouse.work]);
-    expect(notBuilt.stderr).toContain('[NOT_BUILT_YET]');
+    const badAge = thund(['maintain', 'db.events', '--expire-snapshots', '--older-than', 'soon', '--warehouse', warehouse.work]);
+    expect(badAge.status).not.toBe(0);
+    expect(badAge.stderr).toContain('--older-than must be a duration such as 3d, 12h or 90m, or an ISO timestamp (got "soon")');
+  });
+
+  it('runs every action, in order, when none is named; the rows stay and the history is cut to what --retain-last keeps', async () => {
+    const before = await scanRows(warehouse);
+    const run = thund(['maintain', 'db.events', '--retain-last', '1', '--older-than', '0ms', '--warehouse', warehouse.work]);
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(run.stdout.split('\n').map((line) => line.split(':')[0])).toEqual([
+      'db.events  compact',
+      'db.events  rewrite-position-deletes',
+      'db.events  rewrite-manifests',
+      'db.events  expire-snapshots',
+      'db.events  remove-orphans',
+      '',
+    ]);
+    const { metadata } = await warehouse.catalog.loadTable(ID);
+    expect(metadata.snapshots).toHaveLength(1);
+    expect(await scanRows(warehouse)).toEqual(before);
   });
 });

@@ -98,9 +98,21 @@ function maintenanceFlags(values: MaintainValues, chosen: readonly MaintenanceAc
     throw new InvalidInputError(`thund maintain: --retain-last must be a positive number of snapshots (got "${retainText}")`);
   }
   return {
-    ...(olderThan === undefined ? {} : { olderThan }),
+    ...(olderThan === undefined ? {} : { olderThanMs: ageOf(olderThan, Date.now()) }),
     ...(retainText === undefined ? {} : { retainLast: Number(retainText) }),
   };
+}
+
+const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** --older-than: a duration (`90m`, `12h`, `3d`) or an ISO timestamp in the past, as an age in milliseconds. */
+export function ageOf(text: string, now: number): number {
+  const duration = /^(\d+)(ms|s|m|h|d)$/.exec(text);
+  if (duration !== null) return Number(duration[1]) * (UNIT_MS[duration[2] as string] as number);
+  const at = /^\d{4}-\d{2}-\d{2}/.test(text) ? Date.parse(text) : Number.NaN;
+  if (Number.isNaN(at)) throw new InvalidInputError(`thund maintain: --older-than must be a duration such as 3d, 12h or 90m, or an ISO timestamp (got "${text}")`);
+  if (at > now) throw new InvalidInputError(`thund maintain: --older-than ${text} is in the future`);
+  return now - at;
 }
 
 /** One named table; with --pipeline the named ones (each one of the pipeline's) or all of them. */

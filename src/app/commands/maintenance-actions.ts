@@ -3,36 +3,30 @@
  * they run when none is named: compaction first (it leaves delete files and manifests to
  * tidy), orphan removal last (expiry makes orphans of what it unreferences).
  */
-import { ThundError } from '../../errors.js';
 import { compact } from '../../table/maintenance/compact.js';
+import { expireSnapshots } from '../../table/maintenance/expire-snapshots.js';
 import type { MaintenanceActionName, MaintenanceOutcome, MaintenanceTarget } from '../../table/maintenance/maintenance-action.js';
+import { removeOrphans } from '../../table/maintenance/remove-orphans.js';
+import { rewriteManifests } from '../../table/maintenance/rewrite-manifests.js';
 import { rewritePositionDeletes } from '../../table/maintenance/rewrite-position-deletes.js';
 
 /** What the command line says beyond the action names; each action reads what concerns it. */
 export interface MaintenanceFlags {
-  /** --older-than as written: a duration (`3d`, `12h`) or a timestamp. */
-  readonly olderThan?: string;
+  /** --older-than as an age in milliseconds (a timestamp is turned into its age when the command starts). */
+  readonly olderThanMs?: number;
   readonly retainLast?: number;
 }
 
 export type MaintenanceAction = (target: MaintenanceTarget, flags: MaintenanceFlags) => Promise<MaintenanceOutcome>;
 
-/** An action registered by name whose implementation is not in this build yet. */
-export class ActionNotBuiltError extends ThundError {
-  constructor(action: MaintenanceActionName) {
-    super('NOT_BUILT_YET', `maintenance action ${action} is not built yet`, { context: { action } });
-  }
-}
-
-const notBuilt =
-  (action: MaintenanceActionName): MaintenanceAction =>
-  () =>
-    Promise.reject(new ActionNotBuiltError(action));
-
 export const MAINTENANCE_ACTIONS: ReadonlyMap<MaintenanceActionName, MaintenanceAction> = new Map<MaintenanceActionName, MaintenanceAction>([
   ['compact', (target) => compact(target)],
   ['rewrite-position-deletes', (target) => rewritePositionDeletes(target)],
-  ['rewrite-manifests', notBuilt('rewrite-manifests')],
-  ['expire-snapshots', notBuilt('expire-snapshots')],
-  ['remove-orphans', notBuilt('remove-orphans')],
+  ['rewrite-manifests', (target) => rewriteManifests(target)],
+  [
+    'expire-snapshots',
+    (target, flags) =>
+      expireSnapshots(target, { ...(flags.olderThanMs === undefined ? {} : { olderThanMs: flags.olderThanMs }), ...(flags.retainLast === undefined ? {} : { retainLast: flags.retainLast }) }),
+  ],
+  ['remove-orphans', (target, flags) => removeOrphans(target, flags.olderThanMs === undefined ? {} : { olderThanMs: flags.olderThanMs })],
 ]);

@@ -2,10 +2,12 @@
  * What `thund serve pipeline.yaml` exposes on /metrics: per flow the micro-batches committed and
  * the rows read, written and late (counted from the runs' flow-progress events), per source
  * partition and flow the records read, dead letters and lag (the end offset last seen minus where
- * the flow's reading stands), and the triggers run and failed.
+ * the flow's reading stands), the triggers run and failed, and the maintenance actions serve ran
+ * per table (serve-maintenance.ts).
  */
 import type { RunEvent } from '../../backend/run-event.js';
 import { renderMetrics, type MetricFamily, type Sample } from './prometheus-text.js';
+import type { MaintenanceRun } from './serve-maintenance.js';
 import type { PartitionProgress } from './served-streams.js';
 
 interface FlowTotals {
@@ -16,8 +18,16 @@ interface FlowTotals {
   expectationFailures: number;
 }
 
+interface MaintenanceTotals {
+  ok: number;
+  failed: number;
+  /** The outcomes' counts (files, bytes, snapshots…) summed. */
+  readonly items: Map<string, number>;
+}
+
 export class PipelineMetrics {
   private readonly flows = new Map<string, FlowTotals>();
+  private readonly maintenance = new Map<string, { table: string; action: string; totals: MaintenanceTotals }>();
   private triggers = 0;
   private failedTriggers = 0;
 
@@ -36,6 +46,15 @@ export class PipelineMetrics {
   trigger(failed: boolean): void {
     this.triggers += 1;
     if (failed) this.failedTriggers += 1;
+  }
+
+  maintenanceRun(run: MaintenanceRun): void {
+    const key = `${run.table}\u0000${run.action}`;
+    let entry = this.maintenance.get(key);
+    if (entry === undefined) this.maintenance.set(key, (entry = { table: run.table, action: run.action, totals: { ok: 0, failed: 0, items: new Map() } }));
+    if (run.error !== undefined) entry.totals.failed += 1;
+    else entry.totals.ok += 1;
+    for (const [item, value] of Object.entries(run.outcome?.counts ?? {})) entry.totals.items.set(item, (entry.totals.items.get(item) ?? 0) + value);
   }
 
   render(partitions: readonly PartitionProgress[], ready: boolean): string {
@@ -57,6 +76,21 @@ export class PipelineMetrics {
         help: 'Offsets between the end of a source partition (last seen) and where a flow\'s reading stands.',
         type: 'gauge',
         samples: partitions.map((p) => ({ labels: labels(p), value: Number(p.reached === undefined ? p.high : p.high > p.reached ? p.high - p.reached : 0n) })),
+      },
+      {
+        name: 'thund_maintenance_runs_total',
+        help: 'Maintenance actions serve ran on a table, by outcome.',
+        type: 'counter',
+        samples: [...this.maintenance.values()].flatMap(({ table, action, totals }) => [
+          { labels: { table, action, outcome: 'ok' }, value: totals.ok },
+          { labels: { table, action, outcome: 'failed' }, value: totals.failed },
+        ]),
+      },
+      {
+        name: 'thund_maintenance_items_total',
+        help: 'What maintenance actions changed (files rewritten, snapshots expired, orphans deleted…), summed.',
+        type: 'counter',
+        samples: [...this.maintenance.values()].flatMap(({ table, action, totals }) => [...totals.items].map(([item, value]) => ({ labels: { table, action, item }, value }))),
       },
     ];
     return renderMetrics(families);

@@ -8,8 +8,10 @@
  * between triggers. On a signal the batch in progress is finished and committed, and the process
  * exits 0. A run that fails with a retryable error is logged and the next trigger starts again
  * from the committed positions; any other failure stops the service with the run's error (exit 1),
- * and a restart resumes from the committed positions. /healthz, /readyz (catalog reachable, first trigger done) and
- * /metrics (per flow and per source partition) are served.
+ * and a restart resumes from the committed positions. Between triggers the tables are maintained
+ * by their policy, one action at a time (serve-maintenance.ts). /healthz, /readyz (catalog
+ * reachable, first trigger done) and /metrics (per flow, per source partition and per maintenance
+ * action) are served.
  */
 import { kafkaOffsetStreams } from '../../../connectors/kafka/kafka-offset-stream.js';
 import type { TopicPartition } from '../../../connectors/streaming-source.js';
@@ -24,7 +26,9 @@ import type { CatalogOverrides } from '../open-catalog.js';
 import { withPipelineResources } from '../pipeline-resources.js';
 import { startHttpServer } from './http-server.js';
 import type { Logger } from './json-logger.js';
+import { MAINTENANCE_ACTIONS } from '../commands/maintenance-actions.js';
 import { PipelineMetrics } from './pipeline-metrics.js';
+import { ServeMaintenance } from './serve-maintenance.js';
 import { ServedStreams } from './served-streams.js';
 
 export interface PipelineServeRequest {
@@ -56,6 +60,15 @@ export async function servePipeline(request: PipelineServeRequest): Promise<void
       ),
     );
     const metrics = new PipelineMetrics();
+    const maintenance = new ServeMaintenance({
+      catalog: opened.catalog,
+      io: opened.io,
+      tables: graph.datasets.flatMap((d) => (isTableDataset(d) ? [d.table.identifier] : [])),
+      actions: MAINTENANCE_ACTIONS,
+      logger,
+      onRun: (run) => metrics.maintenanceRun(run),
+      ...(request.duckdb === undefined ? {} : { duckdb: request.duckdb }),
+    });
     const stop = new AbortController();
     const probeNamespace = graph.datasets.flatMap((d) => (isTableDataset(d) ? [d.table.identifier.namespace] : []))[0] ?? ['default'];
     let firstTriggerDone = false;
@@ -108,6 +121,7 @@ export async function servePipeline(request: PipelineServeRequest): Promise<void
           if (error?.retryable !== true) throw new ThundError(error?.code ?? 'INTERNAL', `pipeline ${graph.name}: ${error?.message ?? 'the run failed'}`, { retryable: false });
           logger.log('warn', 'trigger failed; the next trigger starts again from the committed positions', { code: error.code, error: error.message });
         } else firstTriggerDone = true;
+        if (!stop.signal.aborted) await maintenance.runDue();
         await sleep(Math.max(0, intervalMs - (Date.now() - started)), stop.signal);
       }
       logger.log('info', 'thund serve stopped', { signal: stopReason });
