@@ -5,7 +5,9 @@
  * planned for each file delete (delete-planning.ts says which apply):
  * - a deletion vector (v3, Puffin): its positions, decoded in JS, are appended to a temp table of
  *   the scan (file index, pos) through DuckDB's appender, and anti-joined on the row position;
- * - Parquet position delete files: their positions for the file's path, anti-joined the same way;
+ * - Parquet position delete files: read once for all the data files, each position staged in the
+ *   same temp table under the task of its file_path that the delete file applies to, and
+ *   anti-joined the same way;
  * - Parquet equality delete files: their equality columns, read by field id with the schema's
  *   types (other columns of the file ignored), anti-joined on all of them with
  *   IS NOT DISTINCT FROM (a null deletes rows whose value is null); one join per set of
@@ -31,7 +33,7 @@ import { TableFileStaging } from './file-staging.js';
 export const FILE_COLUMN = '__thund_file';
 export const POS_COLUMN = '__thund_pos';
 
-export const FILE_PATH_FIELD_ID = 2147483546;
+const FILE_PATH_FIELD_ID = 2147483546;
 const POS_FIELD_ID = 2147483545;
 
 export interface LiveRows {
@@ -89,6 +91,7 @@ export async function openLiveRows(request: LiveRowsRequest): Promise<LiveRows> 
     const byName = request.lineage === true ? new Map<string, ReadonlyMap<number, string>>() : await readableByName(request, dataLocal);
     await checkEqualityColumns(request, tasks, localOfDelete);
     const vectors = await stageDeletionVectors(request, tasks, tempTables);
+    await stagePositionDeletes(request, tasks, localOfDelete, vectors, tempTables);
     const parts = tasks.map((task, i) =>
       fileRows(request, task, { local: dataLocal[i]!, byName: byName.get(dataLocal[i]!), localOfDelete, vector: vectors.get(i) }),
     );
@@ -127,14 +130,8 @@ function fileRows(request: LiveRowsRequest, task: ScanTask, sources: FileSources
   if (request.lineage === true) columns.push(...lineageColumns(task));
   const projection = byName ? '' : `, schema = ${schemaMap(request.schema, request.lineage === true ? LINEAGE_MAP_ENTRIES : [])}`;
   let sql = `SELECT ${columns.join(', ')} FROM read_parquet(${quoteLiteral(sources.local)}, file_row_number = true, hive_partitioning = false${projection}) d`;
-  const positionLocal = task.deletes
-    .filter((d) => d.file.content === DataFileContent.PositionDeletes && !isDeletionVector(d.file))
-    .map((d) => sources.localOfDelete.get(d.file.filePath)!);
   if (sources.vector !== undefined) {
-    // Planning never gives position delete files with a vector: the vector shadows them.
     sql += ` ANTI JOIN (SELECT v.pos FROM ${sources.vector.table} v WHERE v.file_index = ${sources.vector.index}) z ON z.pos = d.file_row_number`;
-  } else if (positionLocal.length > 0) {
-    sql += ` ANTI JOIN (${positionDeletesOf(positionLocal, task.data.file.filePath)}) z ON z.pos = d.file_row_number`;
   }
   equalityGroups(task).forEach((group, g) => {
     const fields = group.ids.map((id) => topLevelField(request.schema, id)!);
@@ -148,12 +145,16 @@ function fileRows(request: LiveRowsRequest, task: ScanTask, sources: FileSources
   return `(${sql})`;
 }
 
+/** read_parquet's projection of Parquet position delete files by their reserved field ids: file_path, pos. */
+export const POSITION_DELETE_PROJECTION =
+  `schema = map {${FILE_PATH_FIELD_ID}: {name: 'file_path', type: 'VARCHAR', default_value: NULL}, ` +
+  `${POS_FIELD_ID}: {name: 'pos', type: 'BIGINT', default_value: NULL}}`;
+
 /** A SELECT of the positions (column `pos`) that local Parquet position delete files delete from one data file. */
 export function positionDeletesOf(localDeleteFiles: readonly string[], dataFilePath: string): string {
   return (
-    `SELECT x.pos FROM read_parquet(${listOf(localDeleteFiles)}, hive_partitioning = false, schema = map {` +
-    `${FILE_PATH_FIELD_ID}: {name: 'file_path', type: 'VARCHAR', default_value: NULL}, ` +
-    `${POS_FIELD_ID}: {name: 'pos', type: 'BIGINT', default_value: NULL}}) x WHERE x.file_path = ${quoteLiteral(dataFilePath)}`
+    `SELECT x.pos FROM read_parquet(${listOf(localDeleteFiles)}, hive_partitioning = false, ${POSITION_DELETE_PROJECTION}) x ` +
+    `WHERE x.file_path = ${quoteLiteral(dataFilePath)}`
   );
 }
 
@@ -264,6 +265,48 @@ async function stageDeletionVectors(request: LiveRowsRequest, tasks: readonly Sc
     }
   }
   return staged;
+}
+
+/**
+ * Stages the positions the Parquet position delete files of the tasks without a vector delete
+ * (planning never gives both: a vector shadows them) into a temp table like the vectors', with
+ * one read of all the delete files: each position goes to the task of its file_path that the
+ * file applies to. Filtering every delete file per data file instead reads them all once per
+ * data file, which grows with the square of the file count (bench:compact's 2,000 small files with
+ * three delete files covering all of them: compaction 23 s and 2.4 GB peak RSS that way, 17.6 s
+ * and 0.97 GB this way).
+ */
+async function stagePositionDeletes(
+  request: LiveRowsRequest,
+  tasks: readonly ScanTask[],
+  localOfDelete: ReadonlyMap<string, string>,
+  staged: Map<number, StagedVector>,
+  tempTables: string[],
+): Promise<void> {
+  const pairs: string[] = [];
+  const locals = new Set<string>();
+  const withPositions: number[] = [];
+  tasks.forEach((task, index) => {
+    const files = staged.has(index) ? [] : task.deletes.filter((d) => d.file.content === DataFileContent.PositionDeletes && !isDeletionVector(d.file));
+    if (files.length > 0) withPositions.push(index);
+    for (const { file } of files) {
+      const local = localOfDelete.get(file.filePath)!;
+      locals.add(local);
+      pairs.push(`(${index}, ${quoteLiteral(local)}, ${quoteLiteral(task.data.file.filePath)})`);
+    }
+  });
+  if (pairs.length === 0) return;
+  const suffix = `${process.pid}_${++scanCounter}_${Math.random().toString(36).slice(2, 10)}`;
+  const table = quoteIdentifier(`__thund_pd_${suffix}`);
+  const pairsTable = quoteIdentifier(`__thund_pd_pairs_${suffix}`);
+  tempTables.push(pairsTable, table);
+  await request.session.run(`CREATE TEMP TABLE ${pairsTable} (file_index INTEGER, local VARCHAR, data_path VARCHAR)`);
+  for (let at = 0; at < pairs.length; at += 1000) await request.session.run(`INSERT INTO ${pairsTable} VALUES ${pairs.slice(at, at + 1000).join(', ')}`);
+  await request.session.run(
+    `CREATE TEMP TABLE ${table} AS SELECT p.file_index, x.pos FROM read_parquet(${listOf([...locals])}, hive_partitioning = false, filename = true, ${POSITION_DELETE_PROJECTION}) x ` +
+      `JOIN ${pairsTable} p ON p.local = x.filename AND p.data_path = x.file_path ORDER BY p.file_index, x.pos`,
+  );
+  for (const index of withPositions) staged.set(index, { table, index });
 }
 
 /** Appends (file, pos) rows a chunk at a time: one native call per 2048 positions, not per row. */

@@ -10,6 +10,7 @@ import { deleteWhere } from '../../src/table/delete-where.js';
 import { openLocalWarehouse, type LocalWarehouse } from '../unit/local-warehouse.js';
 import { appendMany, createEvents, ID, liveFiles, scanRows } from '../unit/table/maintenance/maintenance-table.js';
 import { thund } from './cli.js';
+import { ordersSpec } from './orders-spec.js';
 
 let warehouse: LocalWarehouse;
 beforeEach(async () => {
@@ -45,6 +46,16 @@ describe('thund maintain', () => {
     expect(await snapshotId()).not.toBe(start);
     expect((await liveFiles(warehouse)).data).toHaveLength(1);
     expect(await scanRows(warehouse)).toEqual(before);
+  });
+
+  it('--pipeline maintains the pipeline\'s tables, and refuses a table it does not write', () => {
+    const spec = ordersSpec(warehouse.work, 'events', 'db.events', '{}', 'SELECT * FROM orders');
+    const dry = thund(['maintain', '--pipeline', spec, '--compact', '--dry-run', '--warehouse', warehouse.work]);
+    expect(dry.stderr).toBe('');
+    expect(dry.stdout).toMatch(/^db\.events {2}compact \(dry run\): would rewrite 8 files/);
+    const other = thund(['maintain', '--pipeline', spec, 'db.other', '--compact', '--warehouse', warehouse.work]);
+    expect(other.status).toBe(1);
+    expect(other.stderr).toContain(`db.other is not a table of pipeline ${spec}`);
   });
 
   it('refuses bad flags and table names, naming them', () => {

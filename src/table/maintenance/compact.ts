@@ -10,7 +10,6 @@
  * was committed in between handled: appends survive, a delete touching a rewritten file ends in
  * a CompactionConflictError and the files written are removed.
  */
-import { CommitStateUnknownError } from '../../errors.js';
 import type { DataFile } from '../../iceberg/data-file.js';
 import { partitionPath } from '../../iceberg/partition-values.js';
 import { currentSchema, defaultSortOrder, defaultSpec, specById } from '../../iceberg/snapshot-ancestry.js';
@@ -67,46 +66,41 @@ export async function prepareCompaction(target: MaintenanceTarget, options: Comp
   }
 }
 
-/** Commits a prepared compaction; its files are removed unless the outcome is unknown. */
+/** Commits a prepared compaction; the files it wrote are removed when it fails, unless the outcome is unknown. */
 export async function commitCompaction(target: MaintenanceTarget, prepared: PreparedCompaction): Promise<MaintenanceOutcome> {
   const { plan } = prepared;
-  try {
-    const { snapshot } = await commitRewrite({
-      target,
-      metadata: plan.metadata,
-      operation: 'compact',
-      addedDataFiles: prepared.addedDataFiles,
-      addedDeleteFiles: [],
-      removedDataFiles: prepared.removedDataFiles,
-      removedDeleteFiles: prepared.removedDeleteFiles,
-      touchedDataFiles: prepared.removedDataFiles,
-      ...(plan.snapshot === undefined ? {} : { dataSequenceNumber: plan.snapshot.sequenceNumber }),
-    });
-    const bytesIn = plan.groups.reduce((sum, group) => sum + group.bytes, 0n);
-    const bytesOut = prepared.addedDataFiles.reduce((sum, file) => sum + file.fileSizeInBytes, 0n);
-    const counts = {
-      partitions: plan.groups.length,
-      dataFilesIn: prepared.removedDataFiles.length,
-      bytesIn: Number(bytesIn),
-      dataFilesOut: prepared.addedDataFiles.length,
-      bytesOut: Number(bytesOut),
-      rowsOut: Number(prepared.addedDataFiles.reduce((sum, file) => sum + file.recordCount, 0n)),
-      deleteFilesRemoved: prepared.removedDeleteFiles.length,
-    };
-    const deletes = counts.deleteFilesRemoved === 0 ? '' : `, ${counts.deleteFilesRemoved} delete files removed`;
-    return {
-      action: 'compact',
-      dryRun: false,
-      summary:
-        `compact: ${counts.dataFilesIn} files (${formatBytes(bytesIn)}) → ${counts.dataFilesOut} files (${formatBytes(bytesOut)}) ` +
-        `in ${partitions(counts.partitions)}${deletes}`,
-      counts,
-      snapshotId: snapshot.snapshotId,
-    };
-  } catch (error) {
-    if (!(error instanceof CommitStateUnknownError)) await removeQuietly(target.io, prepared.addedDataFiles);
-    throw error;
-  }
+  const { snapshot } = await commitRewrite({
+    target,
+    metadata: plan.metadata,
+    operation: 'compact',
+    addedDataFiles: prepared.addedDataFiles,
+    addedDeleteFiles: [],
+    removedDataFiles: prepared.removedDataFiles,
+    removedDeleteFiles: prepared.removedDeleteFiles,
+    touchedDataFiles: prepared.removedDataFiles,
+    ...(plan.snapshot === undefined ? {} : { dataSequenceNumber: plan.snapshot.sequenceNumber }),
+  });
+  const bytesIn = plan.groups.reduce((sum, group) => sum + group.bytes, 0n);
+  const bytesOut = prepared.addedDataFiles.reduce((sum, file) => sum + file.fileSizeInBytes, 0n);
+  const counts = {
+    partitions: plan.groups.length,
+    dataFilesIn: prepared.removedDataFiles.length,
+    bytesIn: Number(bytesIn),
+    dataFilesOut: prepared.addedDataFiles.length,
+    bytesOut: Number(bytesOut),
+    rowsOut: Number(prepared.addedDataFiles.reduce((sum, file) => sum + file.recordCount, 0n)),
+    deleteFilesRemoved: prepared.removedDeleteFiles.length,
+  };
+  const deletes = counts.deleteFilesRemoved === 0 ? '' : `, ${counts.deleteFilesRemoved} delete files removed`;
+  return {
+    action: 'compact',
+    dryRun: false,
+    summary:
+      `compact: ${counts.dataFilesIn} files (${formatBytes(bytesIn)}) → ${counts.dataFilesOut} files (${formatBytes(bytesOut)}) ` +
+      `in ${partitions(counts.partitions)}${deletes}`,
+    counts,
+    snapshotId: snapshot.snapshotId,
+  };
 }
 
 /**

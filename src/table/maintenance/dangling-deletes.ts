@@ -16,7 +16,7 @@ import type { TableMetadata } from '../../iceberg/table-metadata.js';
 import { quoteLiteral, type DuckDbSession } from '../../duckdb/session.js';
 import { isUnpartitionedSpec, partitionKey, type LiveFile, type ScanTask } from '../delete-planning.js';
 import { TableFileStaging } from '../file-staging.js';
-import { FILE_PATH_FIELD_ID } from '../read-rows.js';
+import { POSITION_DELETE_PROJECTION } from '../read-rows.js';
 
 export interface DanglingDeletesRequest {
   readonly session: DuckDbSession;
@@ -66,8 +66,7 @@ async function pathsIn(request: DanglingDeletesRequest, files: readonly DataFile
     const locals = await staging.localPaths(files.map((file) => file.filePath));
     for (const [i, file] of files.entries()) {
       const rows = await request.session.queryJson(
-        `SELECT DISTINCT file_path FROM read_parquet(${quoteLiteral(locals[i]!)}, hive_partitioning = false, ` +
-          `schema = map {${FILE_PATH_FIELD_ID}: {name: 'file_path', type: 'VARCHAR', default_value: NULL}})`,
+        `SELECT DISTINCT file_path FROM read_parquet(${quoteLiteral(locals[i]!)}, hive_partitioning = false, ${POSITION_DELETE_PROJECTION})`,
       );
       result.set(file, rows.map((row) => String(row['file_path'])));
     }

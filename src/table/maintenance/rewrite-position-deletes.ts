@@ -35,34 +35,64 @@ interface Rewrite {
 
 const WRITER = 'rewrite-position-deletes';
 
+/** A planned rewrite with its delete files written, ready to commit (undefined: nothing to rewrite). */
+export interface PreparedDeleteRewrite {
+  readonly metadata: TableMetadata;
+  readonly added: readonly DataFile[];
+  readonly removed: readonly DataFile[];
+  readonly touched: readonly DataFile[];
+}
+
 export async function rewritePositionDeletes(target: MaintenanceTarget, options: RewritePositionDeletesOptions = {}): Promise<MaintenanceOutcome> {
   const { metadata } = await target.catalog.loadTable(target.identifier);
-  const snapshot = currentSnapshot(metadata);
-  const positionFiles = snapshot === undefined ? [] : (await liveFilesOf(target.io, snapshot)).deletes.map((live) => live.file).filter(isPositionFile);
-  const v3 = metadata.formatVersion >= 3;
-  const selected = v3 ? positionFiles : await selectV2(target, metadata, positionFiles, options.minInputFiles ?? 2);
-  const noun = v3 ? 'deletion vectors' : 'files';
+  const selected = await selectedFiles(target, metadata, options);
   if (selected.length === 0) return outcome(target, 0, 0, `${WRITER}: nothing to rewrite`);
   if (target.dryRun) {
-    return outcome(target, selected.length, 0, `${WRITER} (dry run): would rewrite ${selected.length} position delete files into ${noun}`);
+    return outcome(target, selected.length, 0, `${WRITER} (dry run): would rewrite ${selected.length} position delete files into ${noun(metadata)}`);
   }
-  const tasks = (await planScan(target.io, metadata)).tasks;
-  const rewrite = v3 ? await toDeletionVectors(target, metadata, tasks) : await mergeV2(target, metadata, tasks, selected);
-  const removed = v3 ? [...new Map([...rewrite.removed, ...selected].map((file) => [file.filePath, file])).values()] : rewrite.removed;
-  // The commit removes the files written when it fails, unless its outcome is unknown.
-  const { snapshot: committed } = await commitRewrite({
+  return commitDeleteRewrite(target, await rewriteSelected(target, metadata, selected));
+}
+
+/** Plans on the current table and writes the new delete files (nothing is committed). */
+export async function prepareDeleteRewrite(target: MaintenanceTarget, options: RewritePositionDeletesOptions = {}): Promise<PreparedDeleteRewrite | undefined> {
+  const { metadata } = await target.catalog.loadTable(target.identifier);
+  const selected = await selectedFiles(target, metadata, options);
+  return selected.length === 0 ? undefined : rewriteSelected(target, metadata, selected);
+}
+
+/** Commits a prepared rewrite; the files it wrote are removed when it fails, unless the outcome is unknown. */
+export async function commitDeleteRewrite(target: MaintenanceTarget, prepared: PreparedDeleteRewrite): Promise<MaintenanceOutcome> {
+  const { snapshot } = await commitRewrite({
     target,
-    metadata,
+    metadata: prepared.metadata,
     operation: WRITER,
     addedDataFiles: [],
-    addedDeleteFiles: rewrite.added,
+    addedDeleteFiles: prepared.added,
     removedDataFiles: [],
-    removedDeleteFiles: removed,
-    touchedDataFiles: rewrite.touched,
+    removedDeleteFiles: prepared.removed,
+    touchedDataFiles: prepared.touched,
   });
-  const summary = `${WRITER}: ${removed.length} position delete files → ${rewrite.added.length} ${noun}`;
-  return { ...outcome(target, removed.length, rewrite.added.length, summary), snapshotId: committed.snapshotId };
+  const summary = `${WRITER}: ${prepared.removed.length} position delete files → ${prepared.added.length} ${noun(prepared.metadata)}`;
+  return { ...outcome(target, prepared.removed.length, prepared.added.length, summary), snapshotId: snapshot.snapshotId };
 }
+
+/** v3: every live position delete file; v2: those of the partitions selectV2 picks. */
+async function selectedFiles(target: MaintenanceTarget, metadata: TableMetadata, options: RewritePositionDeletesOptions): Promise<DataFile[]> {
+  const snapshot = currentSnapshot(metadata);
+  const positionFiles = snapshot === undefined ? [] : (await liveFilesOf(target.io, snapshot)).deletes.map((live) => live.file).filter(isPositionFile);
+  return metadata.formatVersion >= 3 ? positionFiles : selectV2(target, metadata, positionFiles, options.minInputFiles ?? 2);
+}
+
+async function rewriteSelected(target: MaintenanceTarget, metadata: TableMetadata, selected: readonly DataFile[]): Promise<PreparedDeleteRewrite> {
+  const tasks = (await planScan(target.io, metadata)).tasks;
+  if (metadata.formatVersion < 3) return { metadata, ...(await mergeV2(target, metadata, tasks, selected)) };
+  const rewrite = await toDeletionVectors(target, metadata, tasks);
+  // Every position delete file goes, also those a vector shadowed already.
+  const removed = [...new Map([...rewrite.removed, ...selected].map((file) => [file.filePath, file])).values()];
+  return { metadata, ...rewrite, removed };
+}
+
+const noun = (metadata: TableMetadata): string => (metadata.formatVersion >= 3 ? 'deletion vectors' : 'files');
 
 function isPositionFile(file: DataFile): boolean {
   return file.content === DataFileContent.PositionDeletes && !isDeletionVector(file);

@@ -7,9 +7,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DataFileContent, isDeletionVector } from '../../../../src/iceberg/data-file.js';
 import { currentSnapshot } from '../../../../src/iceberg/snapshot-ancestry.js';
 import { deleteWhere } from '../../../../src/table/delete-where.js';
-import { rewritePositionDeletes } from '../../../../src/table/maintenance/rewrite-position-deletes.js';
+import { commitDeleteRewrite, prepareDeleteRewrite, rewritePositionDeletes } from '../../../../src/table/maintenance/rewrite-position-deletes.js';
 import { openLocalWarehouse, type LocalWarehouse } from '../../local-warehouse.js';
-import { appendMany, createEvents, ID, liveFiles, maintenanceTarget, scanRows } from './maintenance-table.js';
+import { append, appendMany, createEvents, ID, liveFiles, maintenanceTarget, rowsSql, scanRows } from './maintenance-table.js';
 
 let warehouse: LocalWarehouse;
 beforeEach(async () => (warehouse = await openLocalWarehouse({ prefix: 'rewrite-deletes', namespaces: [['db']] })));
@@ -50,5 +50,26 @@ describe('rewrite-position-deletes', () => {
     expect(deletes).toHaveLength(3);
     expect(deletes.every((d) => isDeletionVector(d.file))).toBe(true);
     expect(await scanRows(warehouse)).toEqual(before);
+  });
+
+  it.each(['2', '3'])('v%s: an append between plan and commit survives', async (version) => {
+    if (version === '3') await warehouse.catalog.commitTable(ID, [], [{ action: 'upgrade-format-version', formatVersion: 3 }]);
+    const prepared = (await prepareDeleteRewrite(maintenanceTarget(warehouse)))!;
+    await append(warehouse, rowsSql(500, 5));
+    const before = await scanRows(warehouse);
+    await commitDeleteRewrite(maintenanceTarget(warehouse), prepared);
+    expect(await scanRows(warehouse)).toEqual(before);
+  });
+
+  it.each(['2', '3'])('v%s: a delete from a data file the rewrite touches, between plan and commit, is a conflict', async (version) => {
+    if (version === '3') await warehouse.catalog.commitTable(ID, [], [{ action: 'upgrade-format-version', formatVersion: 3 }]);
+    const prepared = (await prepareDeleteRewrite(maintenanceTarget(warehouse)))!;
+    // ids 25–49 are one data file, which has position deletes (30, 31).
+    await deleteWhere(rowTarget(), 'id = 41');
+    const before = await scanRows(warehouse);
+    const error = await commitDeleteRewrite(maintenanceTarget(warehouse), prepared).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'COMPACTION_CONFLICT' });
+    expect(await scanRows(warehouse)).toEqual(before);
+    expect(before.some((row) => row['id'] === 41)).toBe(false);
   });
 });
