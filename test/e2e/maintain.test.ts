@@ -69,6 +69,11 @@ describe('thund maintain', () => {
     expect(missing.stderr).toMatch(/NO_SUCH_TABLE.*db\.nope/);
     const retain = thund(['maintain', 'db.events', '--compact', '--retain-last', '3', '--warehouse', warehouse.work]);
     expect(retain.stderr).toContain('--retain-last goes with --expire-snapshots');
+    const olderSpecs = thund(['maintain', 'db.events', '--expire-snapshots', '--include-older-specs', '--warehouse', warehouse.work]);
+    expect(olderSpecs.stderr).toContain('--include-older-specs goes with --compact');
+    const withOlderSpecs = thund(['maintain', 'db.events', '--compact', '--include-older-specs', '--dry-run', '--warehouse', warehouse.work]);
+    expect(withOlderSpecs.status).toBe(0);
+    expect(withOlderSpecs.stdout).toContain('compact (dry run): would rewrite 8 files');
     const badAge = thund(['maintain', 'db.events', '--expire-snapshots', '--older-than', 'soon', '--warehouse', warehouse.work]);
     expect(badAge.status).not.toBe(0);
     expect(badAge.stderr).toContain('--older-than must be a duration such as 3d, 12h or 90m, or an ISO timestamp (got "soon")');

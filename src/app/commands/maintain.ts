@@ -14,7 +14,7 @@ import { loadDefinition, openExistingCatalog, parseTableName, pipelineTables } f
 import { MAINTENANCE_ACTIONS, type MaintenanceFlags } from './maintenance-actions.js';
 
 export const MAINTAIN_USAGE =
-  '  thund maintain <namespace.table> | --pipeline <file> [tables…] [--compact] [--rewrite-position-deletes] [--rewrite-manifests]\n' +
+  '  thund maintain <namespace.table> | --pipeline <file> [tables…] [--compact [--include-older-specs]] [--rewrite-position-deletes] [--rewrite-manifests]\n' +
   '                 [--expire-snapshots [--older-than DURATION|TIMESTAMP] [--retain-last N]] [--remove-orphans [--older-than …]]\n' +
   '                 [--dry-run] [--json] [--warehouse DIR] [--catalog-name NAME]';
 
@@ -62,6 +62,7 @@ function parseMaintainArgs(argv: readonly string[]) {
       options: {
         ...Object.fromEntries(ACTION_FLAGS.map((name) => [name, { type: 'boolean' as const }])),
         'older-than': { type: 'string' },
+        'include-older-specs': { type: 'boolean' },
         'retain-last': { type: 'string' },
         'dry-run': { type: 'boolean' },
         json: { type: 'boolean' },
@@ -77,6 +78,7 @@ function parseMaintainArgs(argv: readonly string[]) {
 
 interface MaintainValues {
   readonly 'older-than'?: string;
+  readonly 'include-older-specs'?: boolean;
   readonly 'retain-last'?: string;
   readonly 'dry-run'?: boolean;
   readonly json?: boolean;
@@ -91,6 +93,9 @@ function maintenanceFlags(values: MaintainValues, chosen: readonly MaintenanceAc
   if (olderThan !== undefined && !chosen.includes('expire-snapshots') && !chosen.includes('remove-orphans')) {
     throw new InvalidInputError('thund maintain: --older-than goes with --expire-snapshots or --remove-orphans');
   }
+  if (values['include-older-specs'] === true && !chosen.includes('compact')) {
+    throw new InvalidInputError('thund maintain: --include-older-specs goes with --compact');
+  }
   if (retainText !== undefined && !chosen.includes('expire-snapshots')) {
     throw new InvalidInputError('thund maintain: --retain-last goes with --expire-snapshots');
   }
@@ -100,6 +105,7 @@ function maintenanceFlags(values: MaintainValues, chosen: readonly MaintenanceAc
   return {
     ...(olderThan === undefined ? {} : { olderThanMs: ageOf(olderThan, Date.now()) }),
     ...(retainText === undefined ? {} : { retainLast: Number(retainText) }),
+    ...(values['include-older-specs'] === true ? { includeOlderSpecs: true } : {}),
   };
 }
 

@@ -15,12 +15,14 @@ export interface MaintenanceFlags {
   /** --older-than as an age in milliseconds (a timestamp is turned into its age when the command starts). */
   readonly olderThanMs?: number;
   readonly retainLast?: number;
+  /** Compaction rewrites files of older partition specs into the current one too. */
+  readonly includeOlderSpecs?: boolean;
 }
 
 export type MaintenanceAction = (target: MaintenanceTarget, flags: MaintenanceFlags) => Promise<MaintenanceOutcome>;
 
 export const MAINTENANCE_ACTIONS: ReadonlyMap<MaintenanceActionName, MaintenanceAction> = new Map<MaintenanceActionName, MaintenanceAction>([
-  ['compact', (target) => compact(target)],
+  ['compact', (target, flags) => compact(target, flags.includeOlderSpecs === true ? { includeOlderSpecs: true } : {})],
   ['rewrite-position-deletes', (target) => rewritePositionDeletes(target)],
   ['rewrite-manifests', (target) => rewriteManifests(target)],
   [
