@@ -1,5 +1,5 @@
 /**
- * A table `thund serve` committed to some two hundred times (small micro-batches of an orders
+ * A table `thund serve` committed to some three hundred times (small micro-batches of an orders
  * topic, and a Debezium topic upserted into an SCD1 table), then `thund maintain --pipeline` with
  * every action: afterwards each partition holds at most ceil(bytes / target) + 1 data files, the
  * current snapshot lists a few manifests, the history is cut to what was retained and every
@@ -28,7 +28,7 @@ import { localCatalog } from './quickstart-expected.js';
 import type { ReaderTable } from './read-table-output.js';
 import { readWithSpark } from './spark.js';
 
-const ORDERS = 3_000;
+const ORDERS = 4_500;
 const ORDERS_PER_BATCH = 15;
 const OFF = ['compact', 'rewrite-position-deletes', 'rewrite-manifests', 'expire-snapshots', 'remove-orphans'].map((a) => `"thund.maintenance.${a}.interval-ms": "-1"`).join(', ');
 
@@ -97,7 +97,7 @@ const orderIds = (table: ReaderTable): number[] => table.rows.map((row) => Numbe
 const customers = (table: ReaderTable): unknown[][] =>
   table.rows.map((row) => [Number(row['id']), row['name'], row['email'], row['tier']]).sort((a, b) => Number(a[0]) - Number(b[0]));
 
-describe('thund maintain on a table serve committed to some two hundred times', () => {
+describe('thund maintain on a table serve committed to some three hundred times', () => {
   it('leaves few files and manifests, a short history whose snapshots all read, no unreachable file, and the same rows in pyiceberg and Spark', async () => {
     expect(commitsBefore).toBeGreaterThanOrEqual(ORDERS / ORDERS_PER_BATCH);
     const allIds = Array.from({ length: ORDERS }, (_, id) => id);
