@@ -2,7 +2,7 @@
  * When `thund serve` maintains a table by itself: each action on an interval of its own, read
  * from the table's properties (so Spark's ALTER TABLE … SET TBLPROPERTIES tunes a running
  * service at its next check), with defaults that suit a table committed every few seconds.
- * Compaction's own thresholds (target size, `thund.compact.min-input-files`) are the table's too.
+ * Compaction's own thresholds (target size, `thund.maintenance.compact.min-input-files`) are the table's too.
  */
 import { InvalidInputError } from '../../errors.js';
 import type { MaintenanceActionName } from '../../table/maintenance/maintenance-action.js';

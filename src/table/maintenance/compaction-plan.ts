@@ -2,7 +2,8 @@
  * Which data files a compaction rewrites (Iceberg's bin-pack strategy): per partition of the
  * current spec, the files smaller than `minFileSizeBytes` (default 75% of the target, Iceberg's
  * `min-file-size-bytes`) and those with at least `deleteFileThreshold` delete files; a
- * partition is rewritten when it has `minInputFiles` (default 5) such files, or when one of them
+ * partition is rewritten when it has `minInputFiles` (the option, else the table property
+ * `thund.maintenance.compact.min-input-files`, else 5) such files, or when one of them
  * has deletes (rewriting applies them). Files of older specs are rewritten into the current spec
  * only with `includeOlderSpecs`, all of them. The target size is the table's
  * `write.target-file-size-bytes` (default 512 MiB) unless the options say otherwise.
@@ -44,11 +45,14 @@ export interface CompactionPlan {
 }
 
 const DEFAULT_MIN_INPUT_FILES = 5;
+/** The table's own `min-input-files` (serve's compaction, and `thund maintain` without the option, read it). */
+export const MIN_INPUT_FILES_PROPERTY = 'thund.maintenance.compact.min-input-files';
 
 export async function planCompaction(io: FileIO, metadata: TableMetadata, options: CompactOptions = {}): Promise<CompactionPlan> {
   const targetFileSizeBytes = options.targetFileSizeBytes ?? writeProperties(metadata.properties).targetFileSizeBytes;
   const minFileSize = options.minFileSizeBytes ?? (targetFileSizeBytes * 3n) / 4n;
-  const minInputFiles = options.minInputFiles ?? DEFAULT_MIN_INPUT_FILES;
+  const fromTable = metadata.properties[MIN_INPUT_FILES_PROPERTY];
+  const minInputFiles = options.minInputFiles ?? (fromTable === undefined ? DEFAULT_MIN_INPUT_FILES : Number(fromTable));
   checkOptions(targetFileSizeBytes, minInputFiles, options.deleteFileThreshold);
   const scan = await planScan(io, metadata);
   const byPartition = new Map<string, ScanTask[]>();
@@ -79,7 +83,7 @@ function checkOptions(target: bigint, minInputFiles: number, deleteFileThreshold
     throw new InvalidInputError(`compact: ${what}`, { context: { action: 'compact' } });
   };
   if (target <= 0n) refuse(`the target file size must be positive (got ${target})`);
-  if (!Number.isSafeInteger(minInputFiles) || minInputFiles < 1) refuse(`min-input-files must be a positive integer (got ${minInputFiles})`);
+  if (!Number.isSafeInteger(minInputFiles) || minInputFiles < 1) refuse(`min-input-files (option or table property ${MIN_INPUT_FILES_PROPERTY}) must be a positive integer (got ${minInputFiles})`);
   if (deleteFileThreshold !== undefined && (!Number.isSafeInteger(deleteFileThreshold) || deleteFileThreshold < 1)) {
     refuse(`delete-file-threshold must be a positive integer (got ${deleteFileThreshold})`);
   }

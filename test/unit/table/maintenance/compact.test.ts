@@ -99,6 +99,21 @@ describe('compact', () => {
     for (const { files, bytes } of byGroup.values()) expect(files).toBeLessThanOrEqual(Math.ceil(Number(bytes) / 16384) + 1);
   });
 
+  it('takes min-input-files from the table property when no option says, and refuses a bad one naming it', async () => {
+    await createEvents(warehouse, { properties: { 'thund.maintenance.compact.min-input-files': '3' } });
+    for (let i = 0; i < 2; i++) await append(warehouse, rowsSql(i * 10, 10));
+    expect((await compact(maintenanceTarget(warehouse))).snapshotId).toBeUndefined();
+    await append(warehouse, rowsSql(20, 10));
+    const before = await scanRows(warehouse);
+    expect((await compact(maintenanceTarget(warehouse))).counts['dataFilesIn']).toBe(3);
+    expect(await scanRows(warehouse)).toEqual(before);
+    // The option wins over the property.
+    for (let i = 3; i < 6; i++) await append(warehouse, rowsSql(i * 10, 10));
+    expect((await compact(maintenanceTarget(warehouse), { minInputFiles: 10 })).snapshotId).toBeUndefined();
+    await warehouse.catalog.commitTable(ID, [], [{ action: 'set-properties', updates: { 'thund.maintenance.compact.min-input-files': 'many' } }]);
+    await expect(compact(maintenanceTarget(warehouse))).rejects.toThrow('min-input-files (option or table property thund.maintenance.compact.min-input-files) must be a positive integer (got NaN)');
+  });
+
   it('rewrites files of an older spec into the current spec only when asked', async () => {
     await createEvents(warehouse);
     await appendMany(warehouse, 3, 30);
