@@ -187,6 +187,15 @@ class UnpackedArrays {
     return (this.packed.json?.starts[index] ?? -1) >= 0;
   }
 
+  lineStart(index: number): number {
+    return this.packed.json?.starts[index] as number;
+  }
+
+  /** Past the line's newline, which follows the value. */
+  lineEnd(index: number): number {
+    return (this.packed.bounds[index * 4 + 3] as number) + 1;
+  }
+
   /** A copy of a value kept in its staged line, its opening brace put back. */
   valueFromLine(index: number): Buffer {
     const json = this.packed.json as PackedJsonLines;
@@ -242,8 +251,7 @@ class PackedRecord implements RawRecord {
 
   /** What the record holds: its key, and its value or (longer) its staged line. */
   get byteLength(): number {
-    const line = this.stagedLine;
-    return this.arrays.length(this.index * 4) + (line === undefined ? this.arrays.length(this.index * 4 + 2) : line.end - line.start);
+    return this.arrays.length(this.index * 4) + (this.arrays.hasLine(this.index) ? this.arrays.lineEnd(this.index) - this.arrays.lineStart(this.index) : this.arrays.length(this.index * 4 + 2));
   }
 
   get fieldNames(): readonly string[] | undefined {
@@ -251,9 +259,7 @@ class PackedRecord implements RawRecord {
   }
 
   get stagedLine(): StagedLineRef | undefined {
-    const json = this.arrays.packed.json;
-    const start = json?.starts[this.index] ?? -1;
-    return start < 0 ? undefined : { bytes: this.arrays.lines as Buffer, start, end: (this.arrays.packed.bounds[this.index * 4 + 3] as number) + 1 };
+    return this.arrays.hasLine(this.index) ? { bytes: this.arrays.lines as Buffer, start: this.arrays.lineStart(this.index), end: this.arrays.lineEnd(this.index) } : undefined;
   }
 }
 
