@@ -15,7 +15,7 @@ import type { ConsumerClient } from './consumer-client.js';
 import { KafkaSource } from './kafka-source.js';
 import { KafkaSourceError } from './kafka-source-error.js';
 import { kafkaJs, kafkaJsPartitionBounds, type KafkaJsClientOptions } from './kafkajs-consumer.js';
-import { pipelineKafkaSource, type PipelineKafkaSource } from './pipeline-source-options.js';
+import { DEFAULT_READ_AHEAD_BYTES, pipelineKafkaSource, type PipelineKafkaSource } from './pipeline-source-options.js';
 import { WorkerConsumerClient } from './worker-consumer-client.js';
 
 type JsonSourceRecord = SourceRecord<Record<string, unknown>>;
@@ -63,8 +63,7 @@ const newCursor = (tp: TopicPartition, from: bigint): Cursor => ({ tp: { topic: 
 const MAX_POLL_RECORDS = 20_000;
 /** How long a member of a consumer group waits for the group's first assignment. */
 const GROUP_JOIN_TIMEOUT_MS = 120_000;
-/** What the partitions fetch ahead of the reads, in all (key + value bytes), within the per-partition bounds below. */
-const READ_AHEAD_BYTES = 48 * 1024 * 1024;
+/** The per-partition share of the read-ahead (pipeline-source-options.ts) stays within these. */
 const MIN_READ_AHEAD_PER_PARTITION = 1024 * 1024;
 const MAX_READ_AHEAD_PER_PARTITION = 16 * 1024 * 1024;
 const POLL_WAIT_MS = 200;
@@ -269,7 +268,7 @@ export class KafkaOffsetStream implements OffsetStream {
     const options = { ...this.clientOptions, checkJson: settings.checkJson };
     const client = this.options.client?.(options) ?? new WorkerConsumerClient(options);
     const partitions = Math.max(1, this.lastBounds.size);
-    const maxBufferedBytesPerPartition = Math.min(MAX_READ_AHEAD_PER_PARTITION, Math.max(MIN_READ_AHEAD_PER_PARTITION, Math.floor(READ_AHEAD_BYTES / partitions)));
+    const maxBufferedBytesPerPartition = Math.min(MAX_READ_AHEAD_PER_PARTITION, Math.max(MIN_READ_AHEAD_PER_PARTITION, Math.floor((settings.readAheadBytes ?? DEFAULT_READ_AHEAD_BYTES) / partitions)));
     const source = new KafkaSource<Record<string, unknown>>({ topics: settings.topics, decoder: settings.decoder, client, maxBufferedBytesPerPartition });
     const { onAssignment, reader } = this.options;
     if (onAssignment !== undefined) {

@@ -27,7 +27,7 @@ export interface KafkaSourceOptions<V> {
   readonly topics: readonly string[];
   readonly decoder: RecordDecoder<V>;
   readonly client: ConsumerClient;
-  /** Fetching of a partition pauses while more than this many key+value bytes wait for poll. */
+  /** Fetching of a partition pauses once this many bytes wait for poll, and resumes below half of it. */
   readonly maxBufferedBytesPerPartition?: number;
 }
 
@@ -282,8 +282,11 @@ export class KafkaSource<V> implements StreamingSource<V> {
 
   private syncPause(state: PartitionState): void {
     const key = topicPartitionKey(state.tp);
-    const pause =
-      state.phase === 'resolving' || this.pausedAll || this.enginePaused.has(key) || this.buffer.bytesOf(key) >= this.maxBufferedBytes;
+    // A full partition resumes only once half its bound is free: each resume then fetches a
+    // good share of the bound instead of pausing again after one fetch.
+    const buffered = this.buffer.bytesOf(key);
+    const full = buffered >= this.maxBufferedBytes || (state.clientPaused && buffered > this.maxBufferedBytes / 2);
+    const pause = state.phase === 'resolving' || this.pausedAll || this.enginePaused.has(key) || full;
     if (pause === state.clientPaused) return;
     state.clientPaused = pause;
     if (pause) this.options.client.pause([state.tp]);

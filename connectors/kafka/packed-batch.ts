@@ -11,7 +11,7 @@ import { BatchFieldNames } from './batch-field-names.js';
 import { isStageableJsonValue } from './json-decoder.js';
 import { fetchedOffsetOf, toHeaders } from './kafkajs-consumer.js';
 import { NO_HEADERS, type RawRecord } from './raw-record.js';
-import { LineWriter, topicHead, writeStagedLine } from './staged-line.js';
+import { LineWriter, stagedLineBound, topicHead, writeStagedLine } from './staged-line.js';
 
 /** A record's headers in a cloneable form: [key, value or null] pairs. */
 type PackedHeaders = Array<[string, Uint8Array | null]>;
@@ -115,10 +115,10 @@ class JsonLinePacker {
     private readonly batch: Batch,
     count: number,
   ) {
-    let total = 0;
-    for (const m of batch.messages) total += (m.value?.length ?? 0) + (m.key?.length ?? 0) + 128;
-    this.out = new LineWriter(total);
     this.head = topicHead(batch.topic);
+    let total = 0;
+    for (const m of batch.messages) total += stagedLineBound(this.head, m.key?.length ?? 0, m.value?.length ?? 0);
+    this.out = new LineWriter(total);
     this.starts = new Int32Array(count).fill(-1);
     this.braces = new Int32Array(count);
   }
@@ -139,7 +139,10 @@ class JsonLinePacker {
   }
 
   done(): PackedJsonLines {
-    return { lines: this.out.done(), starts: this.starts, braces: this.braces, fieldNames: this.fieldNames.list() };
+    const written = this.out.done();
+    // The whole buffer travels to the main thread and stays while any of its records waits there: one that grew, or holds values that failed the check, is copied to its size.
+    const lines = written.byteLength * 8 < written.buffer.byteLength * 7 ? new Uint8Array(written) : written;
+    return { lines, starts: this.starts, braces: this.braces, fieldNames: this.fieldNames.list() };
   }
 }
 

@@ -21,6 +21,7 @@
  *         session_timeout_ms: 30000                  # the group's session timeout (with consumer_group)
  *         client_id: orders-landing                  # the Kafka client id (default thund-<pipeline>.<flow>)
  *         debezium_op_column: _op                    # debezium formats: row images plus the op in this column
+ *         read_ahead_bytes: 16777216                 # bytes fetched ahead of the batch being landed (default 16 MiB)
  *
  * With `debezium_op_column`, a Debezium source gives each change as its row image (the `after`
  * image; the `before` image for a delete) plus that column holding the op (c, r, u, d), as
@@ -66,7 +67,11 @@ export interface PipelineKafkaSource {
   readonly consumerGroup?: string;
   readonly sessionTimeoutMs?: number;
   readonly clientId?: string;
+  /** Bytes fetched ahead of the reads, over all partitions (default DEFAULT_READ_AHEAD_BYTES). */
+  readonly readAheadBytes?: number;
 }
+
+export const DEFAULT_READ_AHEAD_BYTES = 16 * 1024 * 1024;
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name');
 const OPTIONS = z.strictObject({
@@ -83,6 +88,7 @@ const OPTIONS = z.strictObject({
   session_timeout_ms: z.coerce.number().int().min(6_000, 'at least 6000').max(300_000, 'at most 300000').optional(),
   client_id: z.string().regex(/^[A-Za-z0-9._-]{1,255}$/, 'a client id (letters, digits, ".", "_", "-")').optional(),
   debezium_op_column: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a column name').optional(),
+  read_ahead_bytes: z.coerce.number().int().min(1024 * 1024, 'at least 1048576 (1 MiB)').max(1024 ** 3, 'at most 1073741824 (1 GiB)').optional(),
 });
 type Options = z.infer<typeof OPTIONS>;
 
@@ -123,6 +129,7 @@ export function pipelineKafkaSource(source: SourceDataset, env: Env = process.en
     ...(options.consumer_group === undefined ? {} : { consumerGroup: options.consumer_group }),
     ...(options.session_timeout_ms === undefined ? {} : { sessionTimeoutMs: options.session_timeout_ms }),
     ...(options.client_id === undefined ? {} : { clientId: options.client_id }),
+    ...(options.read_ahead_bytes === undefined ? {} : { readAheadBytes: options.read_ahead_bytes }),
   };
 }
 

@@ -86,6 +86,15 @@ const COMMA = 0x2c;
 /** Below this many bytes a copy loop costs less than TypedArray set (Node 20: 8 bytes 31 vs 78 ns; at 16 bytes set wins). */
 const SHORT_COPY = 12;
 
+/**
+ * Bytes enough for the staged line of a record without headers whose key is plain ASCII (others
+ * may grow the writer): the coordinates at their longest, key, value and newline.
+ */
+export function stagedLineBound(head: Uint8Array, keyLength: number, valueLength: number): number {
+  const longestNumbers = 11 + 20 + 21;
+  return head.length + longestNumbers + OFFSET_FIELD.length + TIMESTAMP_FIELD.length + KEY_FIELD.length + Math.max(keyLength + 2, NULL_TEXT.length) + NO_HEADERS_FIELD.length + valueLength + 1;
+}
+
 /** An append-only byte buffer that grows by doubling. */
 export class LineWriter {
   private buffer: Buffer;

@@ -76,6 +76,7 @@ export function oneTopicDefinition(file: Readonly<Record<string, unknown>>, sett
     dead_letter_table: settings.deadLetterTable ?? `${settings.table}_dead_letters`,
     session_timeout_ms: String(settings.sessionTimeoutMs),
     client_id: settings.clientId,
+    ...(settings.readAheadBytes === undefined ? {} : { read_ahead_bytes: String(settings.readAheadBytes) }),
     ...(debezium ? { debezium_op_column: settings.debeziumOpColumn } : {}),
     ...(avro
       ? {

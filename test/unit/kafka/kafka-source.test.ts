@@ -114,12 +114,15 @@ describe('Kafka source positions and rebalances (fake client)', () => {
     expect(source.assignment()).toEqual([p0, p2]);
   });
 
-  it('pauses a partition whose buffered bytes exceed the bound and resumes it once polled', async () => {
-    const { source } = await openSource([], { maxBytes: 20 });
+  it('pauses a partition whose buffered bytes reach the bound and resumes it once polled below half of it', async () => {
+    const { source } = await openSource([], { maxBytes: 30 });
     client.assign([p0, p1]);
     await settle();
     client.deliver(p0, 0n, ['{"v":"0123456789"}', '{"v":"0123456789"}']);
     expect([client.isPaused(p0), client.isPaused(p1)]).toEqual([true, false]);
+    await source.poll(1, 100);
+    // 18 bytes wait: under the bound, but not under half of it.
+    expect(client.isPaused(p0)).toBe(true);
     await source.poll(1, 100);
     expect(client.isPaused(p0)).toBe(false);
   });

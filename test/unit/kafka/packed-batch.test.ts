@@ -92,6 +92,11 @@ describe('staged lines written while packing', () => {
     expect(fromWorker.longestLine).toBe(fromEngine.longestLine);
   });
 
+  it('travel in a lines buffer no larger than the lines, even when a value fails the check or a key needs escaping', () => {
+    const lines = packBatch(jsonBatch, 0, true).json?.lines as Uint8Array;
+    expect(lines.buffer.byteLength).toBeLessThan(lines.byteLength * 1.15);
+  });
+
   it('keep each value exactly as fetched, its size and its top-level field names', () => {
     const records = unpackBatch(packBatch(jsonBatch, 0, true)).records;
     expect(records.map((r) => r.value?.toString('utf8'))).toEqual(values);
