@@ -84,11 +84,11 @@ describe('staged lines written while packing', () => {
     const bare = fetched.map((r) => decodedRecord(r, r.value));
     const fromWorker = stagedLines(fetched, true);
     const fromEngine = stagedLines(bare, true);
-    expect(fromWorker.bytes.toString('utf8').split('\n').map((line) => (line === '' ? line : JSON.parse(line.replace(/"big":\d+/, '"big":0'))))).toEqual(
-      fromEngine.bytes.toString('utf8').split('\n').map((line) => (line === '' ? line : JSON.parse(line.replace(/"big":\d+/, '"big":0')))),
+    expect(Buffer.concat(fromWorker.chunks).toString('utf8').split('\n').map((line) => (line === '' ? line : JSON.parse(line.replace(/"big":\d+/, '"big":0'))))).toEqual(
+      Buffer.concat(fromEngine.chunks).toString('utf8').split('\n').map((line) => (line === '' ? line : JSON.parse(line.replace(/"big":\d+/, '"big":0')))),
     );
-    expect(fromWorker.bytes.toString('utf8')).toContain('"_kafka_offset":9007199254740994,');
-    expect(fromWorker.bytes.toString('utf8')).toContain('"big":9007199254740993,');
+    expect(Buffer.concat(fromWorker.chunks).toString('utf8')).toContain('"_kafka_offset":9007199254740994,');
+    expect(Buffer.concat(fromWorker.chunks).toString('utf8')).toContain('"big":9007199254740993,');
     expect(fromWorker.longestLine).toBe(fromEngine.longestLine);
   });
 

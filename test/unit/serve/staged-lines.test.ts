@@ -13,7 +13,7 @@ describe('staged batch lines from fetched JSON bytes', () => {
     const records = decodeRecords(new JsonDecoder(), raws).records as JsonRecord[];
     expect(records.filter((r) => r.json !== undefined)).toHaveLength(4);
     const staged = stagedLines(records);
-    const text = staged.bytes.toString('utf8');
+    const text = Buffer.concat(staged.chunks).toString('utf8');
     expect(text.endsWith('\n')).toBe(true);
     const lines = text.slice(0, -1).split('\n');
     expect(staged.longestLine).toBe(Math.max(...lines.map((l) => Buffer.byteLength(l))));

@@ -11,7 +11,7 @@
  * With known column types the reader casts to them; otherwise it detects types over the whole
  * batch.
  */
-import { rm, writeFile } from 'node:fs/promises';
+import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { headersField, isPlainAscii, LineWriter, topicHead, writeStagedLine } from '../../../../connectors/kafka/staged-line.js';
 import { RECORD_COORDINATE_FIELDS, RECORD_HEADERS_FIELD, type SourceRecord } from '../../../../connectors/streaming-source.js';
@@ -81,27 +81,35 @@ function quotedKey(key: Buffer | null): string {
 const OPEN_BRACE = 0x7b;
 
 export interface StagedLines {
-  readonly bytes: Buffer;
+  /** The file's bytes in order: runs of the source's lines as they lie (no copy), and the lines written here. */
+  readonly chunks: readonly Uint8Array[];
   /** Bytes of the longest line: DuckDB's reader sizes its buffers by the largest object it allows. */
   readonly longestLine: number;
 }
 
 /**
- * All lines of a batch as one buffer. With headers, the lines the source wrote already
- * (`SourceRecord.stagedLine`) are copied in runs; other checked JSON values are copied as bytes
- * behind their coordinates (staged-line.ts); the rest are serialised.
+ * All lines of a batch. With headers, the lines the source wrote already
+ * (`SourceRecord.stagedLine`) are taken in runs as they lie; other checked JSON values are copied
+ * as bytes behind their coordinates (staged-line.ts); the rest are serialised.
  */
 export function stagedLines(records: readonly JsonRecord[], withHeaders = false): StagedLines {
   const topicHeads = new Map<string, Buffer>();
-  const out = new LineWriter(records.reduce((sum, r) => sum + (r.byteLength ?? 256) + 160, 0));
+  const chunks: Uint8Array[] = [];
+  let out: LineWriter | undefined;
+  let written = 0;
   let longestLine = 0;
-  // A run of lines that lie back to back in one source buffer, copied at once.
+  // A run of lines that lie back to back in one source buffer.
   let run: Uint8Array | undefined;
   let runStart = 0;
   let runEnd = 0;
-  const flush = (): void => {
-    if (run !== undefined) out.range(run, runStart, runEnd);
+  const flushRun = (): void => {
+    if (run !== undefined) chunks.push(run.subarray(runStart, runEnd));
     run = undefined;
+  };
+  const flushWritten = (): void => {
+    if (out === undefined || out.size === written) return;
+    chunks.push(out.done().subarray(written));
+    written = out.size;
   };
   for (const record of records) {
     const line = withHeaders ? record.stagedLine : undefined;
@@ -109,14 +117,16 @@ export function stagedLines(records: readonly JsonRecord[], withHeaders = false)
       longestLine = Math.max(longestLine, line.end - line.start - 1);
       if (line.bytes === run && line.start === runEnd) runEnd = line.end;
       else {
-        flush();
+        flushWritten();
+        flushRun();
         run = line.bytes;
         runStart = line.start;
         runEnd = line.end;
       }
       continue;
     }
-    flush();
+    flushRun();
+    out ??= new LineWriter(records.reduce((sum, r) => sum + (r.stagedLine === undefined ? (r.byteLength ?? 256) + 160 : 0), 0));
     const lineStart = out.size;
     const json = record.json;
     if (json !== undefined && withHeaders) {
@@ -129,8 +139,9 @@ export function stagedLines(records: readonly JsonRecord[], withHeaders = false)
     }
     longestLine = Math.max(longestLine, out.size - lineStart - 1);
   }
-  flush();
-  return { bytes: out.done(), longestLine };
+  flushWritten();
+  flushRun();
+  return { chunks, longestLine };
 }
 
 const NEWLINE = 0x0a;
@@ -158,7 +169,7 @@ const MIN_OBJECT_SIZE = 1024 * 1024;
 export async function stageRecords(request: StagingRequest): Promise<void> {
   const file = join(request.tempDir, `batch-${process.pid}-${++fileCounter}.ndjson`);
   const lines = stagedLines(request.records, request.withHeaders === true);
-  await writeFile(file, lines.bytes);
+  await writeChunks(file, lines.chunks);
   try {
     const options = [`format = 'newline_delimited'`, `maximum_object_size = ${Math.max(MIN_OBJECT_SIZE, lines.longestLine + 1024)}`];
     let columns = request.columns;
@@ -172,6 +183,15 @@ export async function stageRecords(request: StagingRequest): Promise<void> {
     );
   } finally {
     await rm(file, { force: true });
+  }
+}
+
+async function writeChunks(file: string, chunks: readonly Uint8Array[]): Promise<void> {
+  const handle = await open(file, 'w');
+  try {
+    await handle.writev(chunks as Uint8Array[]);
+  } finally {
+    await handle.close();
   }
 }
 
