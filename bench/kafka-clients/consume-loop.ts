@@ -24,6 +24,8 @@ export class Tally {
 
   /** Adds one record's value; true once every expected record is in. */
   add(value: Uint8Array | null | undefined): boolean {
+    // Records a client hands over after the last expected one are not counted.
+    if (this.lastAt !== 0) return true;
     if (this.records === 0) this.firstAt = performance.now();
     this.records++;
     this.valueBytes += value?.length ?? 0;
