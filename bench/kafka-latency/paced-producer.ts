@@ -4,7 +4,8 @@
  * records/s for `--seconds`, round-robin over the partitions, each value carrying its send time
  * in `produced_ms`. Sends overlap (kafkajs pipelines them on one connection) up to a bound; a
  * slice that finds the bound reached sends nothing and the next one sends what is due by then,
- * so a producer that cannot keep up shows as a lower achieved rate, not as a growing queue.
+ * so a producer that cannot keep up shows as a lower achieved rate, not as a growing queue; it
+ * stops at the deadline whatever it has sent.
  * Prints one JSON line every 10 s ({sent, seconds}) and a last one with done: true.
  *
  *   node --import tsx paced-producer.ts --brokers B --topic T --partitions 6 --rate R --seconds S --first-id N
@@ -59,7 +60,7 @@ while (failure === undefined) {
     report({ sent, seconds: elapsed / 1000 });
     nextReport += 10_000;
   }
-  if (sent >= total) break;
+  if (sent >= total || elapsed >= seconds * 1000) break;
   const due = Math.min(total, Math.floor((elapsed / 1000) * rate));
   while (due > sent && inFlight < maxInFlight) {
     const now = Date.now();

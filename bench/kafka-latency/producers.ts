@@ -1,12 +1,16 @@
 /**
- * Runs `count` paced producers (paced-producer.ts) as child processes, each at rate/count records/s
- * with its own id range, and adds up what they report: records sent so far, and at the end the
- * total and the seconds the slowest one took. Their CPU is sampled too (it competes with the
- * service's on a shared machine).
+ * Runs `count` paced producers as child processes, each at rate/count records/s with its own id
+ * range: PacedProducer.java on Kafka's Java client (the stack's jars), or paced-producer.ts on
+ * kafkajs, which takes about four times the CPU per record. Adds up what they report: records
+ * sent so far, and at the end the total and the seconds the slowest one took. Their CPU is
+ * sampled too (it competes with the service's on a shared machine).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { kafkaClasspath } from '../../test/stack/kafka.js';
 import { sampleProcessTreeRss, type RssSampler } from '../kafka/process-tree-rss.js';
+
+export type ProducerKind = 'java' | 'kafkajs';
 
 export interface ProducerOptions {
   readonly brokers: string;
@@ -15,6 +19,7 @@ export interface ProducerOptions {
   readonly rate: number;
   readonly seconds: number;
   readonly count: number;
+  readonly kind: ProducerKind;
 }
 
 export interface ProducedTotals {
@@ -23,19 +28,23 @@ export interface ProducedTotals {
   readonly cpuSeconds: number;
 }
 
+interface Command {
+  readonly file: string;
+  readonly args: readonly string[];
+}
+
 /** Far apart enough that no two producers' ids meet. */
 const ID_RANGE = 1_000_000_000;
 
 export class PacedProducers {
   private readonly sentBy: number[];
-  private readonly children: ChildProcess[] = [];
   private readonly samplers: RssSampler[] = [];
   readonly done: Promise<ProducedTotals>;
 
-  constructor(options: ProducerOptions) {
+  private constructor(options: ProducerOptions, command: (index: number) => Command) {
     this.sentBy = new Array<number>(options.count).fill(0);
     const runs: Array<Promise<{ sent: number; seconds: number }>> = [];
-    for (let i = 0; i < options.count; i++) runs.push(this.runOne(i, options));
+    for (let i = 0; i < options.count; i++) runs.push(this.runOne(i, command(i)));
     this.done = Promise.all(runs).then((ends) => {
       for (const sampler of this.samplers) sampler.stop();
       return {
@@ -46,19 +55,24 @@ export class PacedProducers {
     });
   }
 
+  static async start(options: ProducerOptions): Promise<PacedProducers> {
+    const rate = String(options.rate / options.count);
+    if (options.kind === 'kafkajs') {
+      const script = join(import.meta.dirname, 'paced-producer.ts');
+      return new PacedProducers(options, (i) => ({ file: process.execPath, args: ['--import', 'tsx', script, '--brokers', options.brokers, '--topic', options.topic, '--partitions', String(options.partitions), '--rate', rate, '--seconds', String(options.seconds), '--first-id', String(i * ID_RANGE)] }));
+    }
+    const classpath = (await kafkaClasspath()).filter((jar) => /\/(kafka-clients|slf4j-api)-[^/]*\.jar$/.test(jar)).join(':');
+    const source = join(import.meta.dirname, 'PacedProducer.java');
+    return new PacedProducers(options, (i) => ({ file: 'java', args: ['-XX:+UseSerialGC', '-Xmx256m', '-cp', classpath, source, options.brokers, options.topic, String(options.partitions), rate, String(options.seconds), String(i * ID_RANGE)] }));
+  }
+
   /** Records the producers have handed to Kafka so far (as of their last report, every 10 s). */
   sent(): number {
     return this.sentBy.reduce((sum, n) => sum + n, 0);
   }
 
-  kill(): void {
-    for (const child of this.children) if (child.exitCode === null) child.kill('SIGTERM');
-  }
-
-  private runOne(index: number, options: ProducerOptions): Promise<{ sent: number; seconds: number }> {
-    const args = ['--import', 'tsx', join(import.meta.dirname, 'paced-producer.ts'), '--brokers', options.brokers, '--topic', options.topic, '--partitions', String(options.partitions), '--rate', String(options.rate / options.count), '--seconds', String(options.seconds), '--first-id', String(index * ID_RANGE)];
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    this.children.push(child);
+  private runOne(index: number, command: Command): Promise<{ sent: number; seconds: number }> {
+    const child = spawn(command.file, command.args, { stdio: ['ignore', 'pipe', 'pipe'] });
     if (child.pid !== undefined) this.samplers.push(sampleProcessTreeRss(child.pid, 1_000));
     let stderr = '';
     let pending = '';

@@ -3,17 +3,18 @@
  * record's produce time to the moment a reader polling the catalog first sees a snapshot holding
  * it. A fresh 6-partition topic is served by the built CLI on an embedded catalog (the pipeline
  * of bench/kafka: JSON values of ~200 bytes, two DuckDB threads) at the service's default commit
- * interval and batch size unless given; paced producers (child processes) offer `--rate`
- * records/s for `--seconds`, each value carrying its send time in `produced_ms`; the table's
- * metadata is polled every `--poll-ms`. Afterwards the rows each append snapshot added are read
+ * interval and batch size unless given; paced producers (child processes, Kafka's Java client by
+ * default: kafkajs needs about as much CPU per record as the service) offer `--rate` records/s
+ * for `--seconds`, each value carrying its send time in `produced_ms`; the table's metadata is
+ * polled every `--poll-ms`. Afterwards the rows each append snapshot added are read
  * back, every record checked to have landed exactly once, and latency p50/p90/p99/max printed
  * (to first seen, and to the snapshot's timestamp-ms) against the goal: commit interval + 5 s.
  * Also: the achieved produce rate, the service's peak RSS and CPU, the lag when the producers
- * stopped, the load average, and the service's pace from its log. Needs `npm run build` and the
+ * stopped, the load average, the service's time waiting for a CPU, and its pace from its log. Needs `npm run build` and the
  * stack env file sourced.
  *
  *   npx tsx bench/kafka-latency/run.ts [--rate 50000] [--seconds 300] [--commit-interval-ms N]
- *     [--commit-records N] [--producers 2] [--poll-ms 200]
+ *     [--commit-records N] [--producer java|kafkajs] [--producers 1] [--poll-ms 200]
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -24,6 +25,7 @@ import { sampleProcessTreeRss } from '../kafka/process-tree-rss.js';
 import { commitTimeline, describeTimeline } from './commit-timeline.js';
 import { PacedProducers } from './producers.js';
 import { recordLatency, type Percentiles } from './record-latency.js';
+import { schedTotals } from './sched-stat.js';
 import { SnapshotWatch } from './snapshot-watch.js';
 
 // The service's own defaults (serve-config.ts), used unless a flag says otherwise.
@@ -34,7 +36,8 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '300' },
     'commit-interval-ms': { type: 'string', default: String(defaults.commitIntervalMs) },
     'commit-records': { type: 'string', default: String(defaults.commitRecords) },
-    producers: { type: 'string', default: '2' },
+    producer: { type: 'string', default: 'java' },
+    producers: { type: 'string', default: '1' },
     'poll-ms': { type: 'string', default: '200' },
   },
 });
@@ -56,14 +59,15 @@ await serve.waitReady(120_000);
 const watch = await SnapshotWatch.start(pipeline, table, Number(values['poll-ms']));
 const loads: number[] = [];
 const loadTimer = setInterval(() => loads.push(loadavg()[0] ?? 0), 5_000);
-console.log(`commit interval ${commitIntervalMs} ms, ${commitRecords} records per batch at most; offering ${rate} records/s for ${seconds} s from ${values.producers} producers; load average ${loadavg()[0]?.toFixed(1)}`);
+console.log(`commit interval ${commitIntervalMs} ms, ${commitRecords} records per batch at most; offering ${rate} records/s for ${seconds} s from ${values.producers} ${values.producer} producer(s); load average ${loadavg()[0]?.toFixed(1)}`);
 
 const cpuAtStart = service.cpuSeconds();
+const schedAtStart = schedTotals(serve.pid as number);
 const startedAt = Date.now();
-const producers = new PacedProducers({ brokers: kafka.brokers, topic, partitions: PARTITIONS, rate, seconds, count: Number(values.producers) });
+const producers = await PacedProducers.start({ brokers: kafka.brokers, topic, partitions: PARTITIONS, rate, seconds, count: Number(values.producers), kind: values.producer === 'kafkajs' ? 'kafkajs' : 'java' });
 const progress = setInterval(() => {
   const elapsed = (Date.now() - startedAt) / 1000;
-  console.log(`  ${elapsed.toFixed(0)} s: produced ${producers.sent()}, visible ${watch.committedRecords}, service RSS peak ${service.peakMiB().toFixed(0)} MiB, cpu ${(service.cpuSeconds() - cpuAtStart).toFixed(0)} s, load ${loadavg()[0]?.toFixed(1)}`);
+  console.log(`  ${elapsed.toFixed(0)} s: produced ${producers.sent()} (as of the producers' last report), visible ${watch.committedRecords}, service RSS peak ${service.peakMiB().toFixed(0)} MiB, cpu ${(service.cpuSeconds() - cpuAtStart).toFixed(0)} s, load ${loadavg()[0]?.toFixed(1)}`);
 }, 30_000);
 const produced = await producers.done.catch((error: unknown) => {
   serve.kill('SIGTERM');
@@ -78,6 +82,7 @@ while (watch.committedRecords < BigInt(produced.records)) {
 }
 const drainedAt = Date.now();
 const serviceCpu = service.cpuSeconds() - cpuAtStart;
+const schedAtEnd = schedTotals(serve.pid as number);
 service.stop();
 clearInterval(loadTimer);
 serve.kill('SIGTERM');
@@ -96,6 +101,7 @@ console.log(`goal p99 ≤ commit interval + 5 s = ${fmt(goalMs)}: ${latency.seen
 console.log(`lag when the producers stopped: ${lagAtEnd} records (${(Number(lagAtEnd) / rate).toFixed(1)} s of input); all visible ${((drainedAt - producedAt) / 1000).toFixed(1)} s later`);
 console.log(`throughput: ${Math.round(latency.rows / wall)} records/s landed over ${wall.toFixed(0)} s (producers' start to the last record visible)`);
 console.log(`thund serve: peak RSS ${service.peakMiB().toFixed(0)} MiB, cpu ${serviceCpu.toFixed(1)} s (${((serviceCpu / wall) * 100).toFixed(0)}% of one core); exit ${exit.code}`);
+console.log(`thund serve's threads: ${(schedAtEnd.runSeconds - schedAtStart.runSeconds).toFixed(1)} s on a CPU, ${(schedAtEnd.waitSeconds - schedAtStart.waitSeconds).toFixed(1)} s ready but waiting for one (run queue)`);
 console.log(`load average (1 min) during the run: mean ${(loads.reduce((a, b) => a + b, 0) / Math.max(1, loads.length)).toFixed(1)}, max ${Math.max(0, ...loads).toFixed(1)} on ${availableParallelism()} cores shared with other work`);
 for (const line of describeTimeline(commitTimeline(serve.logs), 4)) console.log(`  ${line}`);
 
