@@ -26,6 +26,8 @@ export interface ProducedTotals {
   readonly records: number;
   readonly seconds: number;
   readonly cpuSeconds: number;
+  /** Each producer's slowest 10 s between two of its reports, in records/s, summed over producers. */
+  readonly slowestTenSecondsRate: number;
 }
 
 interface Command {
@@ -43,7 +45,7 @@ export class PacedProducers {
 
   private constructor(options: ProducerOptions, command: (index: number) => Command) {
     this.sentBy = new Array<number>(options.count).fill(0);
-    const runs: Array<Promise<{ sent: number; seconds: number }>> = [];
+    const runs: Array<Promise<{ sent: number; seconds: number; slowestRate: number }>> = [];
     for (let i = 0; i < options.count; i++) runs.push(this.runOne(i, command(i)));
     this.done = Promise.all(runs).then((ends) => {
       for (const sampler of this.samplers) sampler.stop();
@@ -51,6 +53,7 @@ export class PacedProducers {
         records: ends.reduce((sum, end) => sum + end.sent, 0),
         seconds: Math.max(...ends.map((end) => end.seconds)),
         cpuSeconds: this.samplers.reduce((sum, sampler) => sum + sampler.cpuSeconds(), 0),
+        slowestTenSecondsRate: ends.reduce((sum, end) => sum + end.slowestRate, 0),
       };
     });
   }
@@ -71,12 +74,13 @@ export class PacedProducers {
     return this.sentBy.reduce((sum, n) => sum + n, 0);
   }
 
-  private runOne(index: number, command: Command): Promise<{ sent: number; seconds: number }> {
+  private runOne(index: number, command: Command): Promise<{ sent: number; seconds: number; slowestRate: number }> {
     const child = spawn(command.file, command.args, { stdio: ['ignore', 'pipe', 'pipe'] });
     if (child.pid !== undefined) this.samplers.push(sampleProcessTreeRss(child.pid, 1_000));
     let stderr = '';
     let pending = '';
     let last: { sent: number; seconds: number; done?: boolean } | undefined;
+    let slowestRate = Infinity;
     child.stderr?.on('data', (chunk: Buffer) => void (stderr += chunk.toString('utf8')));
     child.stdout?.on('data', (chunk: Buffer) => {
       pending += chunk.toString('utf8');
@@ -84,13 +88,16 @@ export class PacedProducers {
       pending = lines.pop() ?? '';
       for (const line of lines) {
         if (line.trim() === '') continue;
-        last = JSON.parse(line) as { sent: number; seconds: number; done?: boolean };
-        this.sentBy[index] = last.sent;
+        const report = JSON.parse(line) as { sent: number; seconds: number; done?: boolean };
+        // The last stretch (shorter than 10 s, ending at the deadline) says little about the pace.
+        if (report.done !== true) slowestRate = Math.min(slowestRate, (report.sent - (last?.sent ?? 0)) / (report.seconds - (last?.seconds ?? 0)));
+        last = report;
+        this.sentBy[index] = report.sent;
       }
     });
     return new Promise((resolve, reject) => {
       child.on('exit', (code) => {
-        if (code === 0 && last?.done === true) resolve({ sent: last.sent, seconds: last.seconds });
+        if (code === 0 && last?.done === true) resolve({ sent: last.sent, seconds: last.seconds, slowestRate: Number.isFinite(slowestRate) ? slowestRate : last.sent / last.seconds });
         else reject(new Error(`producer ${index} exited with ${code}: ${stderr.slice(-2000)}`));
       });
     });
