@@ -53,4 +53,4 @@ export function describeTimeline(triggers: readonly Trigger[], slices: number): 
 
 const mean = (xs: readonly number[]): number => (xs.length === 0 ? NaN : xs.reduce((a, b) => a + b, 0) / xs.length);
 const median = (xs: readonly number[]): number => (xs.length === 0 ? NaN : [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN);
-const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+const seconds = (ms: number): string => (Number.isNaN(ms) ? 'n/a' : `${(ms / 1000).toFixed(1)} s`);
