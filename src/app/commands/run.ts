@@ -20,10 +20,8 @@ import type { PipelineDefinition } from '../../pipeline/spec-to-ir.js';
 import { defaultSparkProjectDir, sparkBackendFor } from '../../sdp/spark-backend-for.js';
 import type { CatalogOverrides } from '../open-catalog.js';
 import { withPipelineResources } from '../pipeline-resources.js';
+import type { RunBackend } from './usage.js';
 import { analysePipelineFile } from './validate.js';
-
-export const RUN_BACKENDS = ['native', 'spark'] as const;
-export type RunBackend = (typeof RUN_BACKENDS)[number];
 
 export interface RunCommandOptions extends CatalogOverrides {
   /** Run every flow, also those whose result is up to date. */
