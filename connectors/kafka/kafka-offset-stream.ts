@@ -8,14 +8,14 @@
  * (transaction markers, which are never returned) is complete once fetching passed its end.
  */
 import { randomUUID } from 'node:crypto';
-import type { OffsetRead, OffsetStream, OffsetStreamConnector, PartitionOffsets } from '../source.js';
+import type { OffsetRead, OffsetStream, PartitionOffsets } from '../source.js';
 import { topicPartitionKey, type AssignmentChange, type DeadLetterCandidate, type PositionRange, type SourcePosition, type SourceRecord, type TopicPartition } from '../streaming-source.js';
 import { hasColumnTypes } from './avro-logical-columns.js';
 import type { ConsumerClient } from './consumer-client.js';
 import { KafkaSource } from './kafka-source.js';
 import { KafkaSourceError } from './kafka-source-error.js';
 import { kafkaJs, kafkaJsPartitionBounds, type KafkaJsClientOptions } from './kafkajs-consumer.js';
-import { DEFAULT_READ_AHEAD_BYTES, pipelineKafkaSource, type PipelineKafkaSource } from './pipeline-source-options.js';
+import { DEFAULT_READ_AHEAD_BYTES, type PipelineKafkaSource } from './pipeline-source-options.js';
 import { WorkerConsumerClient } from './worker-consumer-client.js';
 
 type JsonSourceRecord = SourceRecord<Record<string, unknown>>;
@@ -292,13 +292,3 @@ export class KafkaOffsetStream implements OffsetStream {
 const minOffset = (a: Positioned | undefined, b: Positioned | undefined): bigint | undefined => (a === undefined ? b?.offset : b === undefined || a.offset < b.offset ? a.offset : b.offset);
 const maxOf = (a: bigint, b: bigint): bigint => (a > b ? a : b);
 const minOf = (a: bigint, b: bigint): bigint => (a < b ? a : b);
-
-/** Opens Kafka offset streams for a pipeline's `format: kafka` sources. */
-export function kafkaOffsetStreams(
-  env: Readonly<Record<string, string | undefined>> = process.env,
-  onAssignment?: KafkaOffsetStreamOptions['onAssignment'],
-): OffsetStreamConnector {
-  return {
-    open: async (source, reader) => new KafkaOffsetStream({ settings: pipelineKafkaSource(source, env), reader, ...(onAssignment === undefined ? {} : { onAssignment }) }),
-  };
-}

@@ -11,7 +11,7 @@ import { duckDbMessage, quoteIdentifier, quoteLiteral, type DuckDbSession } from
 import type { SourceDataset } from '../../src/pipeline/ir/dataset.js';
 import type { SourceConnector } from '../source.js';
 import { runLimited } from '../storage/run-limited.js';
-import { S3FileIO } from '../storage/s3-file-io.js';
+import type { S3FileIO } from '../storage/s3-file-io.js';
 import { isS3Location } from '../storage/s3-location.js';
 import type { S3FileIOOptions } from '../storage/s3-options.js';
 import { checkLooksLikeParquet, matchS3Objects } from './s3-parquet-objects.js';
@@ -60,14 +60,16 @@ function parquetOptions(source: SourceDataset): ParquetSource {
 
 export function createParquetSourceConnector(options: ParquetSourceConnectorOptions = {}): ClosableSourceConnector {
   const staging = new SourceStaging(options.stagingDir);
-  let io: S3FileIO | undefined;
-  const s3For = (source: SourceDataset, path: string): S3FileIO => {
+  // The S3 client (and the AWS SDK) is loaded when a source is on S3, not before.
+  let io: Promise<S3FileIO> | undefined;
+  const s3For = (source: SourceDataset, path: string): Promise<S3FileIO> => {
     if (options.s3 === undefined) {
       throw new InvalidInputError(`Source "${source.name}": ${path} is on S3 but no S3 settings (region, endpoint, credentials) were given`, {
         context: { source: source.name, path },
       });
     }
-    io ??= new S3FileIO(options.s3);
+    const s3 = options.s3;
+    io ??= import('../storage/s3-file-io.js').then(({ S3FileIO }) => new S3FileIO(s3));
     return io;
   };
   return {
@@ -80,7 +82,7 @@ export function createParquetSourceConnector(options: ParquetSourceConnectorOpti
           files.push(pattern);
           continue;
         }
-        const s3 = s3For(source, pattern);
+        const s3 = await s3For(source, pattern);
         const objects = await matchS3Objects(s3, source.name, pattern);
         if (objects.length === 0) throw noMatch(source.name, pattern);
         await runLimited(objects.length, PARALLEL_CHECKS, (i) => checkLooksLikeParquet(s3, source.name, objects[i]!));
@@ -97,14 +99,15 @@ export function createParquetSourceConnector(options: ParquetSourceConnectorOpti
           continue;
         }
         // S3 listings give no modification time here: key and size stand for the object.
-        const objects = await matchS3Objects(s3For(source, pattern), source.name, pattern);
+        const objects = await matchS3Objects(await s3For(source, pattern), source.name, pattern);
         parts.push(...objects.map((object) => `${object.location}\u0000${object.size}`).sort());
       }
       return digest(parts.sort());
     },
     async close() {
-      io?.close();
+      const opened = io;
       io = undefined;
+      (await opened)?.close();
       await staging.close();
     },
   };

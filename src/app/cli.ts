@@ -2,19 +2,13 @@
 /**
  * The `thund` command line. Errors print one clear line (code, message, where) and exit
  * non-zero; THUND_DEBUG=1 adds the stack. Everything written to stdout and stderr is scrubbed of
- * the secrets the process holds (secrets.ts).
+ * the secrets the process holds (secrets.ts). Each command's module is imported only when that
+ * command runs, so `thund --help` loads none of them (nor DuckDB, the AWS SDK or kafkajs).
  */
 import { parseArgs } from 'node:util';
 import { ThundError } from '../errors.js';
 import { scrubSecrets } from '../secrets.js';
-import { addFilesCommand } from './commands/add-files.js';
-import { inspectCommand } from './commands/inspect.js';
-import { lowerCommand } from './commands/lower.js';
-import { MAINTAIN_USAGE, maintainCommand } from './commands/maintain.js';
-import { parsePlanFormat, planCommand } from './commands/plan.js';
-import { RUN_BACKENDS, runCommand, type RunBackend } from './commands/run.js';
-import { SERVE_USAGE, serveCommand } from './commands/serve.js';
-import { validateCommand } from './commands/validate.js';
+import { MAINTAIN_USAGE, RUN_BACKENDS, SERVE_USAGE, type RunBackend } from './commands/usage.js';
 import { THUND_VERSION } from '../version.js';
 
 const USAGE = `thund ${THUND_VERSION} — lands data in Apache Iceberg tables
@@ -68,8 +62,8 @@ process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
 /** Resolves to the exit code (validate and plan exit 1 for an invalid pipeline). */
 async function main(argv: readonly string[]): Promise<number | void> {
   // serve takes its own flags (serve-config.ts).
-  if (argv[0] === 'serve') return serveCommand(argv.slice(1));
-  if (argv[0] === 'maintain') return maintainCommand(argv.slice(1), (line) => void process.stdout.write(`${scrubSecrets(line)}\n`));
+  if (argv[0] === 'serve') return (await import('./commands/serve.js')).serveCommand(argv.slice(1));
+  if (argv[0] === 'maintain') return (await import('./commands/maintain.js')).maintainCommand(argv.slice(1), (line) => void process.stdout.write(`${scrubSecrets(line)}\n`));
   const { positionals, values } = parseArgs({
     args: [...argv],
     allowPositionals: true,
@@ -102,25 +96,27 @@ async function main(argv: readonly string[]): Promise<number | void> {
     ...(values['catalog-name'] === undefined ? {} : { catalogName: values['catalog-name'] }),
   };
   switch (command) {
-    case 'run':
+    case 'run': {
       if (target === undefined) throw new UsageError('thund run needs a pipeline file: thund run <pipeline.yaml>');
       if (values.pipeline !== undefined) throw new UsageError('thund run takes the pipeline file as its argument, not --pipeline');
-      return runCommand(
+      const backend = runBackend(values.backend);
+      return (await import('./commands/run.js')).runCommand(
         target,
         {
           ...options,
           fullRefresh: values['full-refresh'] === true,
-          backend: runBackend(values.backend),
+          backend,
           ...(values['spark-version'] === undefined ? {} : { sparkVersion: values['spark-version'] }),
         },
         print,
         printError,
       );
+    }
     case 'inspect':
       if (target === undefined && values.pipeline === undefined) {
         throw new UsageError('thund inspect needs a table: thund inspect <namespace.table> [--pipeline <pipeline.yaml>]');
       }
-      return inspectCommand(
+      return (await import('./commands/inspect.js')).inspectCommand(
         target,
         { ...options, json: values.json === true, ...(values.pipeline === undefined ? {} : { pipeline: values.pipeline }) },
         print,
@@ -129,7 +125,7 @@ async function main(argv: readonly string[]): Promise<number | void> {
       if (target === undefined || rest.length === 0) {
         throw new UsageError('thund add-files needs a table and files: thund add-files <namespace.table> <paths | s3://bucket/prefix/ | glob>…');
       }
-      return addFilesCommand(
+      return (await import('./commands/add-files.js')).addFilesCommand(
         target,
         rest,
         {
@@ -142,13 +138,15 @@ async function main(argv: readonly string[]): Promise<number | void> {
       );
     case 'validate':
       if (target === undefined) throw new UsageError('thund validate needs a pipeline file: thund validate <pipeline.yaml>');
-      return validateCommand(target, print);
-    case 'plan':
+      return (await import('./commands/validate.js')).validateCommand(target, print);
+    case 'plan': {
       if (target === undefined) throw new UsageError('thund plan needs a pipeline file: thund plan <pipeline.yaml> [--format text|mermaid|dot]');
+      const { parsePlanFormat, planCommand } = await import('./commands/plan.js');
       return planCommand(target, parsePlanFormat(values.format), print, { ...options, state: values.state === true });
+    }
     case 'lower':
       if (target === undefined) throw new UsageError('thund lower needs a pipeline file: thund lower <pipeline.yaml> --target sdp --out DIR');
-      return lowerCommand(
+      return (await import('./commands/lower.js')).lowerCommand(
         target,
         {
           ...options,

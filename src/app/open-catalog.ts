@@ -2,15 +2,15 @@
  * The catalog a pipeline's `catalog` block names, with the FileIO its tables' files go through:
  * the embedded SQLite catalog (the default), a REST catalog, or AWS Glue. The environment is read
  * here, once: `${NAME}` references and the secrets `*_env` fields name (resolve-connection.ts).
+ * Each catalog kind's client (REST, Glue and the AWS SDK, S3) is imported when that kind is
+ * opened: the embedded default loads none of them.
  */
-import { GlueClient } from '@aws-sdk/client-glue';
+import type { GlueClient } from '@aws-sdk/client-glue';
 import type { Catalog } from '../../catalog/catalog.js';
-import { GlueCatalog } from '../../catalog/glue/glue-catalog.js';
 import type { RestAuthOptions } from '../../catalog/rest/auth.js';
-import { RestCatalog } from '../../catalog/rest/rest-catalog.js';
 import { LocalFileIO } from '../../connectors/storage/local-file-io.js';
-import { s3FileIOFactory } from '../../connectors/storage/s3-file-io-factory.js';
-import { isS3Location, S3FileIO, type S3FileIOOptions } from '../../connectors/storage/s3-file-io.js';
+import { isS3Location } from '../../connectors/storage/s3-location.js';
+import type { S3FileIOOptions } from '../../connectors/storage/s3-options.js';
 import { ThundError } from '../errors.js';
 import type { FileIO } from '../iceberg/file-io.js';
 import { DEFAULT_CATALOG } from '../pipeline/connection-spec.js';
@@ -74,7 +74,11 @@ export async function openCatalog(
       };
     }
     case 'rest': {
-      const io = s3 === undefined ? new LocalFileIO() : new S3FileIO(s3);
+      const [{ RestCatalog }, { s3FileIOFactory }] = await Promise.all([
+        import('../../catalog/rest/rest-catalog.js'),
+        import('../../connectors/storage/s3-file-io-factory.js'),
+      ]);
+      const io = s3 === undefined ? new LocalFileIO() : await s3FileIO(s3);
       const aws = new AwsCredentialChain(catalog.auth?.type === 'sigv4' ? catalog.auth.region : undefined);
       try {
         const rest = await RestCatalog.connect({
@@ -97,7 +101,8 @@ export async function openCatalog(
     }
     case 'glue': {
       // Glue keeps tables on S3 in its own region: without storage.s3, S3 in that region with the SDK's default credentials.
-      const io = isS3Location(catalog.warehouse) ? new S3FileIO(s3 ?? { region: catalog.region }) : new LocalFileIO();
+      const { GlueCatalog } = await import('../../catalog/glue/glue-catalog.js');
+      const io = isS3Location(catalog.warehouse) ? await s3FileIO(s3 ?? { region: catalog.region }) : new LocalFileIO();
       const glue = new GlueCatalog({
         warehouse: catalog.warehouse,
         io,
@@ -117,6 +122,11 @@ export async function openCatalog(
       };
     }
   }
+}
+
+async function s3FileIO(options: S3FileIOOptions): Promise<FileIO> {
+  const { S3FileIO } = await import('../../connectors/storage/s3-file-io.js');
+  return new S3FileIO(options);
 }
 
 /** The client's own errors name the request, not the catalog: add where it was looking. */
@@ -179,14 +189,14 @@ function restAuth(auth: ResolvedRestAuth, aws: AwsCredentialChain): RestAuthOpti
  * extra package is needed. Created only when asked for.
  */
 class AwsCredentialChain {
-  private client: GlueClient | undefined;
+  private client: Promise<GlueClient> | undefined;
 
   constructor(private readonly region: string | undefined) {}
 
   provider(): () => Promise<AwsKeys> {
     return async () => {
-      this.client ??= new GlueClient(this.region === undefined ? {} : { region: this.region });
-      const identity = await this.client.config.credentials();
+      this.client ??= import('@aws-sdk/client-glue').then(({ GlueClient }) => new GlueClient(this.region === undefined ? {} : { region: this.region }));
+      const identity = await (await this.client).config.credentials();
       return {
         accessKeyId: identity.accessKeyId,
         secretAccessKey: identity.secretAccessKey,
@@ -195,8 +205,8 @@ class AwsCredentialChain {
     };
   }
 
-  close(): void {
-    this.client?.destroy();
+  async close(): Promise<void> {
+    (await this.client)?.destroy();
   }
 }
 

@@ -2,7 +2,8 @@
  * One in-process DuckDB database per run. All compute goes through here, so errors come back
  * as typed errors and SQL text is quoted in one place.
  */
-import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { duckdb } from './node-api.js';
 import { registerTransformFunctions } from './transform-udfs.js';
 
 export type Row = Record<string, unknown>;
@@ -23,7 +24,7 @@ export class DuckDbSession {
     const config: Record<string, string> = {};
     if (options.threads !== undefined) config['threads'] = String(options.threads);
     if (options.memoryLimit !== undefined) config['memory_limit'] = options.memoryLimit;
-    const instance = await DuckDBInstance.create(':memory:', config);
+    const instance = await duckdb.DuckDBInstance.create(':memory:', config);
     const connection = await instance.connect();
     registerTransformFunctions(connection);
     return new DuckDbSession(instance, connection);

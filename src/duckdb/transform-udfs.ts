@@ -5,8 +5,8 @@
  * UTF-8 strings ≈0.8 s. The same hash as pure SQL (bit arithmetic on UBIGINT, list_reduce over
  * 4-byte blocks of hex text) took ≈0.8 s and ≈3.6 s.
  */
-import { BIGINT, BLOB, DuckDBScalarFunction, HUGEINT, INTEGER } from '@duckdb/node-api';
-import type { DuckDBBigIntVector, DuckDBBlobVector, DuckDBConnection, DuckDBHugeIntVector, DuckDBIntegerVector } from '@duckdb/node-api';
+import { duckdb } from './node-api.js';
+import type { DuckDBBigIntVector, DuckDBBlobVector, DuckDBConnection, DuckDBHugeIntVector, DuckDBIntegerVector, DuckDBScalarFunction } from '@duckdb/node-api';
 import { minimalTwosComplement } from '../iceberg/bounds.js';
 import { murmur3Hash, murmur3HashLong } from '../iceberg/transforms/murmur3.js';
 import { MURMUR3_BYTES_FUNCTION, MURMUR3_LONG_FUNCTION, MURMUR3_UNSCALED_FUNCTION } from '../iceberg/transforms/udf-names.js';
@@ -15,13 +15,13 @@ const registered = new WeakSet<DuckDBConnection>();
 
 function vectorFunction<V, T>(
   name: string,
-  parameter: typeof BIGINT | typeof BLOB | typeof HUGEINT,
+  parameter: typeof duckdb.BIGINT | typeof duckdb.BLOB | typeof duckdb.HUGEINT,
   read: (vector: V, row: number) => T | null,
   hash: (value: T) => number,
 ): DuckDBScalarFunction {
-  return DuckDBScalarFunction.create({
+  return duckdb.DuckDBScalarFunction.create({
     name,
-    returnType: INTEGER,
+    returnType: duckdb.INTEGER,
     parameterTypes: [parameter],
     mainFunction: (_info, input, output) => {
       const vector = input.getColumnVector(0) as V;
@@ -40,10 +40,10 @@ function vectorFunction<V, T>(
 export function registerTransformFunctions(connection: DuckDBConnection): void {
   if (registered.has(connection)) return;
   const functions = [
-    vectorFunction(MURMUR3_LONG_FUNCTION, BIGINT, (v: DuckDBBigIntVector, row) => v.getItem(row), murmur3HashLong),
+    vectorFunction(MURMUR3_LONG_FUNCTION, duckdb.BIGINT, (v: DuckDBBigIntVector, row) => v.getItem(row), murmur3HashLong),
     // getItemBytes reads the bytes without the copy getItem makes.
-    vectorFunction(MURMUR3_BYTES_FUNCTION, BLOB, (v: DuckDBBlobVector, row) => v.getItemBytes(row), murmur3Hash),
-    vectorFunction(MURMUR3_UNSCALED_FUNCTION, HUGEINT, (v: DuckDBHugeIntVector, row) => v.getItem(row), (u: bigint) =>
+    vectorFunction(MURMUR3_BYTES_FUNCTION, duckdb.BLOB, (v: DuckDBBlobVector, row) => v.getItemBytes(row), murmur3Hash),
+    vectorFunction(MURMUR3_UNSCALED_FUNCTION, duckdb.HUGEINT, (v: DuckDBHugeIntVector, row) => v.getItem(row), (u: bigint) =>
       murmur3Hash(minimalTwosComplement(u)),
     ),
   ];

@@ -3,13 +3,15 @@
  * type (Int8/16 → int, Uint32 → long, Float16 → float, seconds/millis → micros); the reverse
  * gives the canonical Arrow type for each Iceberg type.
  */
+// Arrow's type classes from their own modules: the package root would load all of Arrow (IPC, builders, vectors).
+import { Field, Schema as ArrowSchema } from 'apache-arrow/schema';
+import { TimeUnit, Type } from 'apache-arrow/enum';
 import {
   Binary,
   Bool,
   DataType,
   DateDay,
   Decimal,
-  Field,
   FixedSizeBinary,
   Float32,
   Float64,
@@ -17,15 +19,12 @@ import {
   Int64,
   List,
   Map_,
-  Schema as ArrowSchema,
   Struct,
   TimeMicrosecond,
   TimestampMicrosecond,
   TimestampNanosecond,
   Utf8,
-  Type,
-  TimeUnit,
-} from 'apache-arrow';
+} from 'apache-arrow/type';
 import { IcebergFormatError, InvalidInputError } from '../errors.js';
 import type { UnassignedField, UnassignedType } from './schema.js';
 import type { IcebergType } from './types.js';

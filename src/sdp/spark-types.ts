@@ -1,5 +1,5 @@
 /** Declared column types (Arrow) as Spark SQL DDL types. */
-import { DataType, type Decimal, type Timestamp } from 'apache-arrow';
+import { DataType, type Decimal, type Timestamp } from 'apache-arrow/type';
 import type { DeclaredColumn, DeclaredSchema } from '../pipeline/ir/column-types.js';
 import { InvalidInputError } from '../errors.js';
 import { quoteIdentifier } from './identifiers.js';

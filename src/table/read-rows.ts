@@ -15,7 +15,8 @@
  * Hive-style directory names are never read as columns. release() drops the temp table and
  * removes downloaded copies.
  */
-import { BIGINT, DuckDBDataChunk, INTEGER, type DuckDBAppender } from '@duckdb/node-api';
+import type { DuckDBAppender } from '@duckdb/node-api';
+import { duckdb } from '../duckdb/node-api.js';
 import { IcebergFormatError } from '../errors.js';
 import { DataFileContent, isDeletionVector, type DataFile } from '../iceberg/data-file.js';
 import { icebergToDuckDbType, quoteIdentifier } from '../iceberg/duckdb-types.js';
@@ -313,7 +314,7 @@ async function stagePositionDeletes(
 function appendPositions(appender: DuckDBAppender, file: number, positions: BigInt64Array): void {
   for (let start = 0; start < positions.length; start += CHUNK_ROWS) {
     const count = Math.min(CHUNK_ROWS, positions.length - start);
-    const chunk = DuckDBDataChunk.create([INTEGER, BIGINT], count);
+    const chunk = duckdb.DuckDBDataChunk.create([duckdb.INTEGER, duckdb.BIGINT], count);
     const files = chunk.getColumnVector(0);
     const pos = chunk.getColumnVector(1);
     for (let i = 0; i < count; i++) {

@@ -7,7 +7,7 @@
  * evolves from the schema the other writer left.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { kafkaOffsetStreams } from '../../connectors/kafka/kafka-offset-stream.js';
+import { kafkaOffsetStreams } from '../../connectors/kafka/kafka-offset-streams.js';
 import { createParquetSourceConnector } from '../../connectors/parquet/parquet-source.js';
 import { openCatalog } from '../../src/app/open-catalog.js';
 import { oneTopicPipeline } from '../../src/app/serve/serve-one-topic.js';

@@ -13,11 +13,6 @@ import type { MaintenanceActionName } from '../../table/maintenance/maintenance-
 import { loadDefinition, openExistingCatalog, parseTableName, pipelineTables } from './existing-table.js';
 import { MAINTENANCE_ACTIONS, type MaintenanceFlags } from './maintenance-actions.js';
 
-export const MAINTAIN_USAGE =
-  '  thund maintain <namespace.table> | --pipeline <file> [tables…] [--compact [--include-older-specs]] [--rewrite-position-deletes] [--rewrite-manifests]\n' +
-  '                 [--expire-snapshots [--older-than DURATION|TIMESTAMP] [--retain-last N]] [--remove-orphans [--older-than …]]\n' +
-  '                 [--dry-run] [--json] [--warehouse DIR] [--catalog-name NAME]';
-
 const ACTION_FLAGS = [...MAINTENANCE_ACTIONS.keys()];
 
 export async function maintainCommand(argv: readonly string[], print: (line: string) => void): Promise<void> {

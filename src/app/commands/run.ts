@@ -4,7 +4,7 @@
  * catalog its `catalog` block names (the embedded SQLite catalog by default). One line per flow:
  * what it wrote (or that it was up to date), its expectation counts and late rows, schema changes.
  */
-import { kafkaOffsetStreams } from '../../../connectors/kafka/kafka-offset-stream.js';
+import { kafkaOffsetStreams } from '../../../connectors/kafka/kafka-offset-streams.js';
 import { formatIdentifier } from '../../../catalog/catalog.js';
 import { NativeBackend } from '../../backend/native/native-backend.js';
 import type { FlowRunSummary, RunEvent, RunResult } from '../../backend/run-event.js';
@@ -17,13 +17,10 @@ import { liveRowCountOf } from '../../table/live-row-count.js';
 import { formatProblem } from '../../pipeline/problems.js';
 import type { PipelineGraph } from '../../pipeline/ir/graph.js';
 import type { PipelineDefinition } from '../../pipeline/spec-to-ir.js';
-import { defaultSparkProjectDir, sparkBackendFor } from '../../sdp/spark-backend-for.js';
 import type { CatalogOverrides } from '../open-catalog.js';
 import { withPipelineResources } from '../pipeline-resources.js';
+import type { RunBackend } from './usage.js';
 import { analysePipelineFile } from './validate.js';
-
-export const RUN_BACKENDS = ['native', 'spark'] as const;
-export type RunBackend = (typeof RUN_BACKENDS)[number];
 
 export interface RunCommandOptions extends CatalogOverrides {
   /** Run every flow, also those whose result is up to date. */
@@ -78,6 +75,7 @@ export async function runCommand(
  * `graph` (dependencies inferred); it refuses, element by element, what only the native engine runs.
  */
 async function runOnSpark(definition: PipelineDefinition, graph: PipelineGraph, options: RunCommandOptions, print: (line: string) => void): Promise<number> {
+  const { defaultSparkProjectDir, sparkBackendFor } = await import('../../sdp/spark-backend-for.js');
   const backend = sparkBackendFor(definition, {
     ...(options.sparkVersion === undefined ? {} : { sparkVersion: options.sparkVersion }),
     ...(options.warehouse === undefined ? {} : { warehouse: options.warehouse }),

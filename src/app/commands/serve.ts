@@ -14,18 +14,7 @@ import { servePipeline } from '../serve/pipeline-serve.js';
 import { analysePipelineFile } from './validate.js';
 import { loadServeFile } from '../serve/serve-file.js';
 import { serveOneTopic } from '../serve/serve-one-topic.js';
-
-export const SERVE_USAGE = `  thund serve <pipeline.yaml> [--trigger-interval-ms 10000] [--http-host 127.0.0.1] [--http-port 9464]
-              [--warehouse DIR] [--catalog-name NAME]
-              (a pipeline with flows: its whole graph, again and again, until SIGTERM)
-  thund serve <pipeline.yaml> --kafka-brokers H:P --topic T --group G --table ns.table
-              [--dead-letter-table ns.t] [--commit-interval-ms 10000] [--commit-records 50000]
-              [--sql "SELECT … FROM kafka_records"] [--http-host 127.0.0.1] [--http-port 9464]
-              [--value-format json|avro|debezium-json|debezium-avro] [--schema-registry-url-env NAME]
-              [--schema-registry-username-env NAME] [--schema-registry-password-env NAME]
-              [--debezium-op-column _op] [--schema-auto-evolve true|false]
-              [--warehouse DIR] [--catalog-name NAME]
-              (flags also as THUND_KAFKA_* / THUND_SERVE_* variables or in the file's serve: block)`;
+import { SERVE_USAGE } from './usage.js';
 
 /** Before connecting anywhere: `--sql` runs as a subquery on every batch, so it must be one query. */
 async function refuseUnlessOneQuery(sql: string): Promise<void> {

@@ -13,7 +13,7 @@
  * reachable, first trigger done) and /metrics (per flow, per source partition and per maintenance
  * action) are served.
  */
-import { kafkaOffsetStreams } from '../../../connectors/kafka/kafka-offset-stream.js';
+import { kafkaOffsetStreams } from '../../../connectors/kafka/kafka-offset-streams.js';
 import type { TopicPartition } from '../../../connectors/streaming-source.js';
 import type { DuckDbSettings } from '../../duckdb/session.js';
 import { NativeBackend } from '../../backend/native/native-backend.js';

@@ -5,7 +5,8 @@
  * or an apply-changes flow runs as micro-batches (runStreamingFlow); any other flow into a table
  * is a batch step, skipped when its result is up to date (or, for a once flow, when it already
  * ran). After each flow its target's relation is re-pointed at the new snapshot. A flow into a
- * sink publishes to it (sink/run-sink-flow.ts: Kafka, exactly once).
+ * sink publishes to it (sink/run-sink-flow.ts: Kafka, exactly once). The streaming and sink
+ * runners (and Kafka's client through them) are imported when a flow of theirs runs, not before.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -27,10 +28,8 @@ import { flowDefinitionHash } from './definition-hash.js';
 import { isStreamingFlow } from './flow-dispatch.js';
 import type { FlowContext, FlowOutcome } from './flow-context.js';
 import { flowSummary } from './flow-summary.js';
-import { runSinkFlow } from './sink/run-sink-flow.js';
 import type { ProducerClientFactory, Published } from './sink/sink-flow-context.js';
 import { flowHasRun, stalenessOf } from './staleness.js';
-import { runStreamingFlow } from './streaming/run-streaming-flow.js';
 import { TableRelations } from './table-relations.js';
 import { NO_SNAPSHOT, upstreamOf, type UpstreamLookups } from './upstream-state.js';
 import { createView } from './view-step.js';
@@ -181,7 +180,7 @@ async function runOne(step: FlowStep): Promise<FlowRan> {
     };
     let outcome: FlowOutcome;
     if (isStreamingFlow(flow)) {
-      outcome = await runStreamingFlow(context);
+      outcome = await (await import('./streaming/run-streaming-flow.js')).runStreamingFlow(context);
     } else {
       const batch = await runBatchFlow(context);
       request.onWrite?.(flow, batch.written);
@@ -198,6 +197,7 @@ async function runSinkStep(step: FlowStep, target: SinkDataset): Promise<FlowRan
   const { request, flow } = step;
   const tempDir = await mkdtemp(path.join(step.runTemp, `${flow.name.replace(/[^A-Za-z0-9_-]/g, '_')}-`));
   try {
+    const { runSinkFlow } = await import('./sink/run-sink-flow.js');
     const outcome = await runSinkFlow({
       session: step.session,
       catalog: request.catalog,

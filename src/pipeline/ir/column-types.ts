@@ -15,7 +15,7 @@ import {
   TimeMicrosecond,
   TimestampMicrosecond,
   Utf8,
-} from 'apache-arrow';
+} from 'apache-arrow/type';
 
 export interface DeclaredColumn {
   readonly name: string;

@@ -3,7 +3,7 @@
  * `bucket(16, id)`, `truncate(4, name)`, `void(x)`. Parsed here (src/pipeline imports no other
  * room), checked against declared column types by validate().
  */
-import { DataType } from 'apache-arrow';
+import { DataType } from 'apache-arrow/type';
 
 export type PartitionTransformName = 'identity' | 'year' | 'month' | 'day' | 'hour' | 'bucket' | 'truncate' | 'void';
 

@@ -9,7 +9,7 @@
  */
 import { expect, it } from 'vitest';
 import { encodeConfluentWire } from '../../../connectors/kafka/confluent-wire.js';
-import { kafkaOffsetStreams } from '../../../connectors/kafka/kafka-offset-stream.js';
+import { kafkaOffsetStreams } from '../../../connectors/kafka/kafka-offset-streams.js';
 import { AVRO_LOGICAL, avroDecimal, AvroWire, debeziumEnvelopeSchema, decimalBytes, recordSchema } from '../../unit/kafka/avro-wire.js';
 import { brokers, createTopic, runSinkSpec, unique } from '../kafka-support/sink-readback.js';
 import { liveTableRows, warehousePerTest } from './pipeline-tables.js';

@@ -9,7 +9,7 @@
  *    and leaves out only that record.
  */
 import { expect, it } from 'vitest';
-import { kafkaOffsetStreams } from '../../../connectors/kafka/kafka-offset-stream.js';
+import { kafkaOffsetStreams } from '../../../connectors/kafka/kafka-offset-streams.js';
 import { brokers, createTopic, runSinkSpec, unique, type SinkRun } from '../kafka-support/sink-readback.js';
 import { produce } from './debezium-topic.js';
 import { liveTableRows, warehousePerTest } from './pipeline-tables.js';

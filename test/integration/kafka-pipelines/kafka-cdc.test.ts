@@ -7,7 +7,7 @@
  * reference query over the events produced so far, and a run with nothing new commits nothing.
  */
 import { describe, expect, it } from 'vitest';
-import { kafkaOffsetStreams } from '../../../connectors/kafka/kafka-offset-stream.js';
+import { kafkaOffsetStreams } from '../../../connectors/kafka/kafka-offset-streams.js';
 import { brokers, createTopic, runSinkSpec, unique, type SinkRun } from '../kafka-support/sink-readback.js';
 import { liveTableRows, warehousePerTest } from './pipeline-tables.js';
 import { changeEvents, produce, referenceRows, scd1Reference, scd2Reference } from './debezium-topic.js';

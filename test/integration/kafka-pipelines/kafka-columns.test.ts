@@ -5,7 +5,7 @@
  * value without a declared schema typed as DuckDB infers it (a nested object is a struct).
  */
 import { expect, it } from 'vitest';
-import { kafkaOffsetStreams } from '../../../connectors/kafka/kafka-offset-stream.js';
+import { kafkaOffsetStreams } from '../../../connectors/kafka/kafka-offset-streams.js';
 import { ServedStreams } from '../../../src/app/serve/served-streams.js';
 import { brokers, createTopic, runSinkSpec, unique } from '../kafka-support/sink-readback.js';
 import { produce } from './debezium-topic.js';

@@ -8,7 +8,7 @@
  * window of the accepted records.
  */
 import { expect, it } from 'vitest';
-import { kafkaOffsetStreams } from '../../../connectors/kafka/kafka-offset-stream.js';
+import { kafkaOffsetStreams } from '../../../connectors/kafka/kafka-offset-streams.js';
 import { DuckDbSession } from '../../../src/duckdb/session.js';
 import { FILES } from '../../unit/engine/graph/streaming/watermark-files.js';
 import { brokers, createTopic, runSinkSpec, unique } from '../kafka-support/sink-readback.js';

@@ -1,0 +1,97 @@
+/**
+ * What the built CLI loads for the commands people wait for: `thund --help` loads no package at
+ * all, `thund validate` none of the heavy ones it does not use, and a run on the embedded catalog
+ * (the README quickstart, first and up to date) no AWS SDK, Glue, REST catalog or Kafka client.
+ * Every module the process loads is recorded by a preload (`--import` through NODE_OPTIONS): ESM
+ * imports by a resolve hook, CommonJS ones (DuckDB is required, not imported) from require's
+ * cache at exit. No timings here: bench/startup measures those.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QUICKSTART_SPEC } from '../interop/quickstart-expected.js';
+import { thund } from './cli.js';
+
+const HOOKS = `import { appendFileSync } from 'node:fs';
+export async function resolve(specifier, context, next) {
+  const resolved = await next(specifier, context);
+  appendFileSync(process.env.THUND_TEST_LOADED, resolved.url + '\\n');
+  return resolved;
+}
+`;
+
+const PRELOAD = `import { appendFileSync } from 'node:fs';
+import { createRequire, register } from 'node:module';
+register('./hooks.mjs', import.meta.url);
+const require = createRequire(import.meta.url);
+process.on('exit', () => appendFileSync(process.env.THUND_TEST_LOADED, Object.keys(require.cache).join('\\n') + '\\n'));
+`;
+
+/** Packages a command must not load unless it uses them, by the paths of their files. */
+const HEAVY: Readonly<Record<string, RegExp>> = {
+  '@duckdb/node-api': /\/node_modules\/@duckdb\//,
+  '@aws-sdk/*': /\/node_modules\/@aws-sdk\//,
+  '@smithy/*': /\/node_modules\/@smithy\//,
+  kafkajs: /\/node_modules\/kafkajs\//,
+  'better-sqlite3': /\/node_modules\/better-sqlite3\//,
+  // Declared column types use Arrow's type classes only (apache-arrow/type); the root loads all of Arrow.
+  'apache-arrow (the package root)': /\/node_modules\/apache-arrow\/Arrow\./,
+  avsc: /\/node_modules\/avsc\//,
+};
+
+let work: string;
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'thund-startup-imports-'));
+  writeFileSync(join(work, 'hooks.mjs'), HOOKS);
+  writeFileSync(join(work, 'preload.mjs'), PRELOAD);
+});
+
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+let runs = 0;
+
+/** Runs the CLI in `cwd` and returns the paths of every module it loaded. */
+function loadedBy(args: readonly string[], cwd: string = work): string[] {
+  const record = join(work, `loaded-${(runs += 1)}.txt`);
+  writeFileSync(record, '');
+  const result = thund(args, cwd, { NODE_OPTIONS: `--import=${pathToFileURL(join(work, 'preload.mjs')).href}`, THUND_TEST_LOADED: record });
+  expect(result.stderr).toBe('');
+  expect(result.status).toBe(0);
+  const lines = readFileSync(record, 'utf8').split('\n').filter((line) => line !== '');
+  return [...new Set(lines.map((line) => (line.startsWith('file:') ? fileURLToPath(line) : line)))];
+}
+
+/** The names of the HEAVY packages among `loaded`. */
+function heavyIn(loaded: readonly string[]): string[] {
+  return Object.entries(HEAVY)
+    .filter(([, pattern]) => loaded.some((path) => pattern.test(path)))
+    .map(([name]) => name);
+}
+
+describe('what the CLI loads at start-up', () => {
+  it('thund --help loads no package, nor any command module', () => {
+    const loaded = loadedBy(['--help']);
+    expect(loaded.filter((path) => path.includes('/node_modules/'))).toEqual([]);
+    expect(loaded.filter((path) => /\/dist\/src\/app\/commands\/(?!usage\.js)/.test(path))).toEqual([]);
+  });
+
+  it('thund validate loads DuckDB (its SQL parser infers each flow’s reads) and none of the other heavy packages', () => {
+    const loaded = loadedBy(['validate', QUICKSTART_SPEC]);
+    expect(heavyIn(loaded)).toEqual(['@duckdb/node-api']);
+  });
+
+  it('thund run on the embedded catalog, first and up to date, loads no AWS SDK, REST or Glue catalog, nor Kafka client', () => {
+    const quickstart = mkdtempSync(join(work, 'quickstart-'));
+    for (const round of ['first', 'up to date']) {
+      const loaded = loadedBy(['run', QUICKSTART_SPEC], quickstart);
+      expect(heavyIn(loaded), round).toEqual(['@duckdb/node-api', 'better-sqlite3', 'avsc']);
+      expect(
+        loaded.filter((path) => /\/dist\/(catalog\/(rest|glue)|connectors\/kafka\/(?!kafka-offset-streams\.js|sink-options\.js))/.test(path)),
+        round,
+      ).toEqual([]);
+    }
+  });
+});
