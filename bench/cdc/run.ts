@@ -4,8 +4,10 @@
  * the whole input (the floor), and end to end: the same micro-batches through the apply-changes
  * sink into an Iceberg table (embedded SQLite catalog, local files, merge-on-read, one row-delta
  * snapshot per batch). Prints rows/s for all three and checks that all give the same table.
+ * DuckDB runs under --memory-limit, so the peak RSS shows what the work needs rather than what
+ * DuckDB keeps cached; tables the bench is done with are dropped.
  *
- *   npx tsx bench/cdc/run.ts [--changes 1000000] [--keys 100000] [--batches 10]
+ *   npx tsx bench/cdc/run.ts [--changes 1000000] [--keys 100000] [--batches 10] [--memory-limit 256MB]
  *
  * Events: the first `keys` events create each key (op c), then updates (op u) and every 50th a
  * delete (op d) on keys spread by a multiplicative hash; the sequence is source.lsn. One event in
@@ -26,14 +28,14 @@ import { UNKNOWN_ORIGIN } from '../../src/pipeline/ir/origin.js';
 import { openTableRows } from '../../src/table/table-rows.js';
 
 const { values } = parseArgs({
-  options: { changes: { type: 'string', default: '1000000' }, keys: { type: 'string', default: '100000' }, batches: { type: 'string', default: '10' } },
+  options: { changes: { type: 'string', default: '1000000' }, keys: { type: 'string', default: '100000' }, batches: { type: 'string', default: '10' }, 'memory-limit': { type: 'string', default: '256MB' } },
 });
 const changes = Number(values.changes);
 const keys = Number(values.keys);
 const batches = Number(values.batches);
 const perBatch = Math.ceil(changes / batches);
 
-const session = await DuckDbSession.open();
+const session = await DuckDbSession.open({ memoryLimit: values['memory-limit'] });
 const image = `{'id': key, 'name': 'name-' || (i % 1000)::VARCHAR, 'amount': (i % 997)::DOUBLE, 'updated_ms': 1700000000000 + i}`;
 await session.run(
   `CREATE TABLE events AS
@@ -82,6 +84,7 @@ await session.run(
    FROM numbered WHERE kind = 'upsert' GROUP BY id, version`,
 );
 const floorSeconds = (performance.now() - floorStarted) / 1000;
+await session.run('DROP TABLE events');
 
 // End to end: the same batches through the apply-changes sink into an Iceberg SCD2 table.
 const warehouse = await mkdtemp(join(tmpdir(), 'thund-bench-cdc-'));
@@ -120,6 +123,7 @@ const sink = await createApplyChangesSink({
 const sinkStarted = performance.now();
 for (let b = 0; b < batches; b++) await sink.write(`batch_${b}`, { 'thund.checkpoint.customers_history': `batch-${b}` });
 const sinkSeconds = (performance.now() - sinkStarted) / 1000;
+for (let b = 0; b < batches; b++) await session.run(`DROP TABLE batch_${b}`);
 const { metadata } = await catalog.loadTable({ namespace: ['lake'], name: 'customers_history' });
 const landed = await openTableRows({ session, io, metadata });
 await session.run(`CREATE TABLE landed AS ${landed.sql}`);

@@ -94,92 +94,102 @@ export async function computeScd2(
   if (truncate > 0) throw new InvalidInputError('Truncate events are only supported with SCD type 1', { context: { events: truncate } });
 
   // Versions that ended before a key's earliest event in this batch cannot change, so only the
-  // rest of each history is rebuilt: from the start of the first version still open at that
-  // event (__from). With ignoreNullUpdates the version just before it is replayed too, unchanged,
-  // as the event whose values the nulls of the first take.
+  // rest of each history is rebuilt: the versions still open at that event (old), from the start
+  // of the first of them (__from). With ignoreNullUpdates the version just before is replayed too
+  // (__replay), unchanged, as the event whose values the nulls of the first take.
+  await session.run(`CREATE OR REPLACE TEMP TABLE ${t('earliest')} AS SELECT ${keyList}, min(${seq}) AS __earliest FROM ${input} GROUP BY ${keyList}`);
+  await session.run(
+    `CREATE OR REPLACE TEMP TABLE ${t('old')} AS SELECT s.*, FALSE AS __replay FROM ${quoteIdentifier(state)} s
+     JOIN ${t('earliest')} f ON ${equalValues(keys, 'f', 's')} WHERE s.${end} IS NULL OR s.${end} >= f.__earliest`,
+  );
   await session.run(
     `CREATE OR REPLACE TEMP TABLE ${t('rebuilt_from')} AS
-     WITH earliest AS (SELECT ${keyList}, min(${seq}) AS __earliest FROM ${input} GROUP BY ${keyList}),
-          still_open AS (SELECT ${identList(keys, 's.')}, min(s.${start}) AS __start FROM ${quoteIdentifier(state)} s
-                         JOIN earliest f ON ${equalValues(keys, 's', 'f')} WHERE s.${end} IS NULL OR s.${end} >= f.__earliest GROUP BY ${identList(keys, 's.')})
      SELECT ${identList(keys, 'f.')}, f.__earliest, least(f.__earliest, coalesce(o.__start, f.__earliest)) AS __from
-     FROM earliest f LEFT JOIN still_open o ON ${equalValues(keys, 'o', 'f')}`,
+     FROM ${t('earliest')} f LEFT JOIN (SELECT ${keyList}, min(${start}) AS __start FROM ${t('old')} GROUP BY ${keyList}) o ON ${equalValues(keys, 'o', 'f')}`,
   );
   const from = t('rebuilt_from');
-  await session.run(
-    `CREATE OR REPLACE TEMP TABLE ${t('old')} AS SELECT s.* FROM ${quoteIdentifier(state)} s
-     JOIN ${from} f ON ${equalValues(keys, 'f', 's')}
-     WHERE s.${end} IS NULL OR s.${end} >= f.${options.ignoreNullUpdates ? '__from' : '__earliest'}`,
-  );
+  if (options.ignoreNullUpdates) {
+    await session.run(
+      `INSERT INTO ${t('old')} SELECT s.*, TRUE FROM ${quoteIdentifier(state)} s
+       JOIN ${from} f ON ${equalValues(keys, 'f', 's')} WHERE s.${end} >= f.__from AND s.${end} < f.__earliest`,
+    );
+  }
   const nulls = data.map((c) => `NULL AS ${quoteIdentifier(c)}, `).join('');
   const deletes =
     history === undefined
-      ? `SELECT ${keyList}, ${nulls}${end}, 'delete' FROM ${t('old')} o WHERE ${end} IS NOT NULL
+      ? `SELECT ${keyList}, ${nulls}${end}, 'delete', FALSE FROM ${t('old')} o WHERE ${end} IS NOT NULL
            AND NOT EXISTS (SELECT 1 FROM ${t('old')} n WHERE ${equalValues(keys, 'n', 'o')} AND n.${start} = o.${end})`
-      : `SELECT ${identList(keys, 'd.')}, ${nulls}d.${seq}, 'delete' FROM ${quoteIdentifier(history.tombstones)} d
+      : `SELECT ${identList(keys, 'd.')}, ${nulls}d.${seq}, 'delete', FALSE FROM ${quoteIdentifier(history.tombstones)} d
            JOIN ${from} f ON ${equalValues(keys, 'f', 'd')} WHERE d.${seq} >= f.__from`;
-  await session.run(
+  const absorbedOld =
     history === undefined
-      ? `CREATE OR REPLACE TEMP TABLE ${t('absorbed_old')} AS SELECT ${identList(cols)}, ${seq} FROM ${input} LIMIT 0`
-      : `CREATE OR REPLACE TEMP TABLE ${t('absorbed_old')} AS SELECT ${identList(cols, 'a.')}, a.${seq} FROM ${quoteIdentifier(history.absorbed)} a
-         JOIN ${from} f ON ${equalValues(keys, 'f', 'a')} WHERE a.${seq} >= f.__from`,
-  );
-  // The events the affected keys' versions were built from: a version's start is an upsert with
-  // the version's values unless the absorbed upserts hold its own.
+      ? `SELECT ${identList(cols)}, ${seq} FROM ${input} LIMIT 0`
+      : `SELECT ${identList(cols, 'a.')}, a.${seq} FROM ${quoteIdentifier(history.absorbed)} a JOIN ${from} f ON ${equalValues(keys, 'f', 'a')} WHERE a.${seq} >= f.__from`;
+  // The events the affected keys' versions were built from (a version's start is an upsert with
+  // the version's values unless the absorbed upserts hold its own), then the batch's events the
+  // timeline does not already hold.
+  const known = `absorbed_old AS (${absorbedOld}),
+    known AS (
+      SELECT ${identList(cols)}, ${start} AS ${seq}, 'upsert' AS ${op}, __replay FROM ${t('old')} o
+      WHERE NOT EXISTS (SELECT 1 FROM absorbed_old a WHERE ${equalValues(keys, 'a', 'o')} AND a.${seq} = o.${start})
+      UNION ALL SELECT ${identList(cols)}, ${seq}, 'upsert', FALSE FROM absorbed_old
+      UNION ALL ${deletes}),
+    timeline AS (
+      SELECT *, FALSE AS __fresh FROM known
+      UNION ALL SELECT ${identList(cols)}, ${seq}, ${op}, FALSE, TRUE FROM ${input} c
+      WHERE NOT EXISTS (SELECT 1 FROM known k WHERE ${equalValues(keys, 'k', 'c')} AND k.${seq} = c.${seq}))`;
+  const raw = (c: string): string => quoteIdentifier(`__raw_${c}`);
+  const fills = options.ignoreNullUpdates && data.length > 0;
+  const filled = fills
+    ? `SELECT * EXCLUDE (${identList(data)}), ${data
+        .map((c) => `last_value(${raw(c)} IGNORE NULLS) OVER (${byKey}, __segment ORDER BY ${seq} ROWS UNBOUNDED PRECEDING) AS ${quoteIdentifier(c)}`)
+        .join(', ')}
+       FROM (SELECT *, ${data.map((c) => `${quoteIdentifier(c)} AS ${raw(c)}, `).join('')}sum(CASE WHEN ${op} = 'delete' THEN 1 ELSE 0 END) OVER (${byKey} ORDER BY ${seq} ROWS UNBOUNDED PRECEDING) AS __segment FROM timeline)`
+    : `SELECT * FROM timeline`;
+  const differs = (other: 'lag' | 'lead'): string => tracked.map((c) => ` OR ${quoteIdentifier(c)} IS DISTINCT FROM ${other}(${quoteIdentifier(c)}) OVER w`).join('');
+  // An upsert opens a version after nothing, after a delete, or when a tracked column changes; it
+  // closes its version when nothing, a delete or an upsert that opens follows.
   await session.run(
-    `CREATE OR REPLACE TEMP TABLE ${t('known')} AS
-     SELECT ${identList(cols)}, ${start} AS ${seq}, 'upsert' AS ${op} FROM ${t('old')} o
-     WHERE NOT EXISTS (SELECT 1 FROM ${t('absorbed_old')} a WHERE ${equalValues(keys, 'a', 'o')} AND a.${seq} = o.${start})
-     UNION ALL SELECT ${identList(cols)}, ${seq}, 'upsert' FROM ${t('absorbed_old')}
-     UNION ALL ${deletes}`,
+    `CREATE OR REPLACE TEMP TABLE ${t('timeline')} AS
+     WITH ${known}
+     SELECT *, ${op} = 'upsert' AND (lag(${op}) OVER w IS NULL OR lag(${op}) OVER w = 'delete'${differs('lag')}) AS __opens,
+            ${op} = 'upsert' AND (lead(${op}) OVER w IS NULL OR lead(${op}) OVER w = 'delete'${differs('lead')}) AS __closes,
+            lead(${seq}) OVER w AS __next
+     FROM (${filled}) WINDOW w AS (${byKey} ORDER BY ${seq})`,
   );
-  await session.run(
-    `CREATE OR REPLACE TEMP TABLE ${t('fresh')} AS SELECT ${identList(cols)}, ${seq}, ${op} FROM ${input} c
-     WHERE NOT EXISTS (SELECT 1 FROM ${t('known')} k WHERE ${equalValues(keys, 'k', 'c')} AND k.${seq} = c.${seq})`,
-  );
-  const timeline = `SELECT * FROM ${t('known')} UNION ALL SELECT * FROM ${t('fresh')}`;
-  const filled = options.ignoreNullUpdates
-    ? `SELECT ${keyList}, ${data
-        .map((c) => `last_value(${quoteIdentifier(c)} IGNORE NULLS) OVER (${byKey}, __segment ORDER BY ${seq} ROWS UNBOUNDED PRECEDING) AS ${quoteIdentifier(c)}`)
-        .join(', ')}${data.length > 0 ? ',' : ''} ${seq}, ${op}
-       FROM (SELECT *, sum(CASE WHEN ${op} = 'delete' THEN 1 ELSE 0 END) OVER (${byKey} ORDER BY ${seq} ROWS UNBOUNDED PRECEDING) AS __segment FROM (${timeline}))`
-    : timeline;
-  const changed = tracked.map((c) => `${quoteIdentifier(c)} IS DISTINCT FROM lag(${quoteIdentifier(c)}) OVER w`);
-  // An upsert opens a version after nothing, after a delete, or when a tracked column changes.
-  const opens = `${op} = 'upsert' AND (lag(${op}) OVER w IS NULL OR lag(${op}) OVER w = 'delete'${changed.map((c) => ` OR ${c}`).join('')})`;
-  const flagged = `SELECT *, CASE WHEN ${opens} THEN 1 ELSE 0 END AS __opens, lead(${seq}) OVER w AS __next
-                   FROM (${filled}) WINDOW w AS (${byKey} ORDER BY ${seq})`;
-  const numbered = `SELECT *, sum(__opens) OVER (${byKey} ORDER BY ${seq} ROWS UNBOUNDED PRECEDING) AS __version FROM (${flagged})`;
+  // A version holds the values of its last upsert (the one that closes it) and ends at the event
+  // after it; it starts at the latest upsert that opens at or before that one. `__first_*`: the
+  // opening upsert's own values, which the version may not show.
+  const own = (c: string): string => (fills ? raw(c) : quoteIdentifier(c));
+  const version = (opener: string, closer: string): string =>
+    `${identList(keys, `${closer}.`)}, ${data.map((c) => `${closer}.${quoteIdentifier(c)}, `).join('')}${opener}.${seq} AS ${start}, ${closer}.__next AS ${end},
+     ${opener}.__replay${data.map((c) => `, ${opener}.${own(c)} AS ${quoteIdentifier(`__first_${c}`)}`).join('')}`;
   await session.run(
     `CREATE OR REPLACE TEMP TABLE ${t('rebuilt')} AS
-     SELECT ${keyList}, ${data.map((c) => `arg_max_null(${quoteIdentifier(c)}, ${seq}) AS ${quoteIdentifier(c)}`).join(', ')}${data.length > 0 ? ',' : ''}
-            min(${seq}) AS ${start}, arg_max_null(__next, ${seq}) AS ${end}
-     FROM (${numbered}) WHERE ${op} = 'upsert' GROUP BY ${keyList}, __version`,
+     SELECT ${version('v', 'v')} FROM ${t('timeline')} v WHERE __opens AND __closes
+     UNION ALL SELECT ${version('o', 'c')} FROM (SELECT * FROM ${t('timeline')} WHERE __closes AND NOT __opens) c
+     ASOF JOIN (SELECT * FROM ${t('timeline')} WHERE __opens AND NOT __closes) o ON ${equalValues(keys, 'o', 'c')} AND c.${seq} >= o.${seq}`,
   );
   // Versions are identified by key + __START_AT; one that differs in any other column is replaced.
-  const differs = [...data, END_AT].map((c) => `r.${quoteIdentifier(c)} IS DISTINCT FROM o.${quoteIdentifier(c)}`).join(' OR ');
+  const same = (left: string, right: string): string =>
+    `${equalValues([...keys, START_AT], left, right)}${[...data, END_AT].map((c) => ` AND ${left}.${quoteIdentifier(c)} IS NOT DISTINCT FROM ${right}.${quoteIdentifier(c)}`).join('')}`;
   await session.run(
-    `CREATE OR REPLACE TEMP TABLE ${t('diff')} AS
-     SELECT ${identList(scd2StateColumns(cols), 'r.')}, ${keys.map((k, i) => `o.${quoteIdentifier(k)} AS __old_key_${i}`).join(', ')},
-            o.${start} AS __old_start, r.${start} IS NOT NULL AS __in_new, o.${start} IS NOT NULL AS __in_old,
-            r.${start} IS NOT NULL AND o.${start} IS NOT NULL AND (${differs}) AS __changed
-     FROM ${t('rebuilt')} r FULL OUTER JOIN ${t('old')} o ON ${equalValues(keys, 'r', 'o')} AND r.${start} = o.${start}`,
+    `CREATE OR REPLACE TEMP TABLE ${t('inserts')} AS SELECT ${identList(scd2StateColumns(cols))} FROM ${t('rebuilt')} r
+     WHERE NOT EXISTS (SELECT 1 FROM ${t('old')} o WHERE ${same('o', 'r')})`,
   );
   await session.run(
-    `CREATE OR REPLACE TEMP TABLE ${t('inserts')} AS SELECT ${identList(scd2StateColumns(cols))} FROM ${t('diff')} WHERE __in_new AND (NOT __in_old OR __changed)`,
+    `CREATE OR REPLACE TEMP TABLE ${t('deletes')} AS SELECT ${keyList}, ${start} FROM ${t('old')} o
+     WHERE NOT EXISTS (SELECT 1 FROM ${t('rebuilt')} r WHERE ${same('r', 'o')})`,
   );
-  await session.run(
-    `CREATE OR REPLACE TEMP TABLE ${t('deletes')} AS SELECT ${keys.map((k, i) => `__old_key_${i} AS ${quoteIdentifier(k)}`).join(', ')}, __old_start AS ${start}
-     FROM ${t('diff')} WHERE __in_old AND (NOT __in_new OR __changed)`,
-  );
-  await session.run(`CREATE OR REPLACE TEMP TABLE ${t('delete_events')} AS SELECT ${keyList}, ${seq} FROM ${t('fresh')} WHERE ${op} = 'delete'`);
+  await session.run(`CREATE OR REPLACE TEMP TABLE ${t('delete_events')} AS SELECT ${keyList}, ${seq} FROM ${t('timeline')} WHERE __fresh AND ${op} = 'delete'`);
   // An upsert the versions do not show: it opened none, or the version it opened holds other values.
-  const unlike = data.map((c) => ` OR v.${quoteIdentifier(c)} IS DISTINCT FROM e.${quoteIdentifier(c)}`).join('');
+  const unlike = data.map((c) => `${quoteIdentifier(`__first_${c}`)} IS DISTINCT FROM ${quoteIdentifier(c)}`).join(' OR ');
   await session.run(
-    `CREATE OR REPLACE TEMP TABLE ${t('absorbed_events')} AS SELECT ${identList(cols, 'e.')}, e.${seq} FROM (${timeline}) e
-     JOIN ${from} f ON ${equalValues(keys, 'f', 'e')}
-     LEFT JOIN ${t('rebuilt')} v ON ${equalValues(keys, 'v', 'e')} AND v.${start} = e.${seq}
-     WHERE e.${op} = 'upsert' AND e.${seq} >= f.__from AND (v.${start} IS NULL${unlike})`,
+    `CREATE OR REPLACE TEMP TABLE ${t('absorbed_events')} AS
+     SELECT ${identList(keys)}, ${data.map((c) => `${own(c)} AS ${quoteIdentifier(c)}, `).join('')}${seq} FROM ${t('timeline')}
+     WHERE ${op} = 'upsert' AND NOT __opens AND NOT __replay
+     UNION ALL SELECT ${identList(keys)}, ${data.map((c) => `${quoteIdentifier(`__first_${c}`)}, `).join('')}${start} FROM ${t('rebuilt')}
+     WHERE NOT __replay AND (${unlike || 'FALSE'})`,
   );
   const events = await countRows(session, input);
   return {
@@ -189,7 +199,7 @@ export async function computeScd2(
     rebuiltFrom: `${prefix}__rebuilt_from`,
     stats: {
       events,
-      ignoredEvents: events - (await countRows(session, t('fresh'))),
+      ignoredEvents: events - (await countRows(session, t('timeline'), '__fresh')),
       deletedRows: await countRows(session, t('deletes')),
       insertedRows: await countRows(session, t('inserts')),
     },
