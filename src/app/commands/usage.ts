@@ -12,7 +12,7 @@ export const SERVE_USAGE = `  thund serve <pipeline.yaml> [--trigger-interval-ms
               [--sql "SELECT … FROM kafka_records"] [--http-host 127.0.0.1] [--http-port 9464]
               [--value-format json|avro|debezium-json|debezium-avro] [--schema-registry-url-env NAME]
               [--schema-registry-username-env NAME] [--schema-registry-password-env NAME]
-              [--debezium-op-column _op] [--schema-auto-evolve true|false]
+              [--debezium-op-column _op] [--schema-auto-evolve true|false] [--read-ahead-bytes 16777216]
               [--warehouse DIR] [--catalog-name NAME]
               (flags also as THUND_KAFKA_* / THUND_SERVE_* variables or in the file's serve: block)`;
 

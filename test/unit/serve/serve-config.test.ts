@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../src/errors.js';
 import { serveSettings } from '../../../src/app/serve/serve-config.js';
+import { oneTopicDefinition } from '../../../src/app/serve/serve-one-topic.js';
 
 const required = { 'kafka-brokers': 'a:9092, b:9093', topic: 'orders', group: 'landers', table: 'lake.orders' };
 
@@ -18,6 +19,16 @@ describe('serve settings', () => {
     expect(settings.topic).toBe('from-flag');
     expect(settings.brokers).toEqual(['env:1']);
     expect(settings.commitRecords).toBe(500);
+  });
+
+  it('passes --read-ahead-bytes (or THUND_KAFKA_READ_AHEAD_BYTES) to the Kafka source as read_ahead_bytes, refusing less than 1 MiB', () => {
+    const sourceOptions = (settings: ReturnType<typeof serveSettings>): Record<string, string> => {
+      const sources = oneTopicDefinition({}, settings)['sources'] as Record<string, { options: Record<string, string> }>;
+      return Object.values(sources)[0]?.options ?? {};
+    };
+    expect(sourceOptions(serveSettings(required, {}))['read_ahead_bytes']).toBeUndefined();
+    expect(sourceOptions(serveSettings(required, { THUND_KAFKA_READ_AHEAD_BYTES: '8388608' }))['read_ahead_bytes']).toBe('8388608');
+    expect(() => serveSettings({ ...required, 'read-ahead-bytes': '1000' }, {})).toThrow(/--read-ahead-bytes \(or THUND_KAFKA_READ_AHEAD_BYTES\)/);
   });
 
   it('names the flag and its variable for a missing or invalid value', () => {
