@@ -4,7 +4,9 @@
  * one type decode unwrapped, and logical types (timestamps, dates, times, decimals, fixed UUIDs)
  * become exact text (avro-logical-schema.ts) whose column types columnTypes() gives. A record
  * whose schema id the registry does not know, whose schema is not Avro or uses references, or
- * whose bytes do not match its schema is a DecodeError.
+ * whose bytes do not match its schema is a DecodeError. The Kafka consumer's worker runs this
+ * decoder too and writes each value that decodes as its staged line (avro-line-packer.ts): such a
+ * record passes as its line and is decoded here only if something reads its value.
  */
 import avsc from 'avsc';
 import { InvalidInputError } from '../../src/errors.js';
@@ -35,6 +37,10 @@ export class ConfluentAvroDecoder implements RecordDecoder<AvroRecordValue>, Val
       if ('schemaId' in wire && !this.schemas.has(wire.schemaId)) wanted.add(wire.schemaId);
     }
     await Promise.all([...wanted].map(async (id) => this.schemas.set(id, await this.writerSchema(id))));
+  }
+
+  passesAsLine(record: RawRecord): boolean {
+    return record.stagedLine !== undefined;
   }
 
   decode(record: RawRecord): Decoded<AvroRecordValue> {

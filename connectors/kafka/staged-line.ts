@@ -31,6 +31,28 @@ export interface LineRecord {
  * byte before the newline).
  */
 export function writeStagedLine(out: LineWriter, head: Uint8Array, record: LineRecord): number {
+  writeLineHead(out, head, record);
+  const json = record.json;
+  const brace = json.indexOf(OPEN_BRACE);
+  let next = brace + 1;
+  while (json[next] === SPACE || json[next] === TAB) next++;
+  const valueStart = out.size;
+  out.bytes(json, brace, json[next] === CLOSE_BRACE ? SPACE : COMMA);
+  out.byte(NEWLINE);
+  return valueStart + brace;
+}
+
+/** Appends the line of a record whose value is the JSON text of one object (a decoded value's JSON.stringify), and its newline. */
+export function writeDecodedLine(out: LineWriter, head: Uint8Array, record: Omit<LineRecord, 'json'>, json: string): void {
+  writeLineHead(out, head, record);
+  const valueStart = out.size;
+  out.text(json);
+  out.patch(valueStart, json.length === 2 ? SPACE : COMMA);
+  out.byte(NEWLINE);
+}
+
+/** The line up to the value's fields: coordinates, key and headers. */
+function writeLineHead(out: LineWriter, head: Uint8Array, record: Omit<LineRecord, 'json'>): void {
   out.all(head);
   out.integer(record.partition);
   out.all(OFFSET_FIELD);
@@ -47,14 +69,6 @@ export function writeStagedLine(out: LineWriter, head: Uint8Array, record: LineR
   } else out.text(JSON.stringify(Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('utf8')));
   if (record.headers.length === 0) out.all(NO_HEADERS_FIELD);
   else out.text(headersField(record.headers));
-  const json = record.json;
-  const brace = json.indexOf(OPEN_BRACE);
-  let next = brace + 1;
-  while (json[next] === SPACE || json[next] === TAB) next++;
-  const valueStart = out.size;
-  out.bytes(json, brace, json[next] === CLOSE_BRACE ? SPACE : COMMA);
-  out.byte(NEWLINE);
-  return valueStart + brace;
 }
 
 /** `,"_kafka_headers":[{"key":…,"value":…}, …]`, values as UTF-8 text (null stays null). */
@@ -153,6 +167,11 @@ export class LineWriter {
       value = Math.floor(value / 10);
     }
     this.length += digits;
+  }
+
+  /** Replaces the byte written at `at`. */
+  patch(at: number, value: number): void {
+    this.buffer[at] = value;
   }
 
   /** Appends `source` whole with the byte at `at` replaced by `replacement`. */
