@@ -30,13 +30,25 @@ export class ConfluentAvroDecoder implements RecordDecoder<AvroRecordValue>, Val
   constructor(private readonly registry: SchemaRegistryClient) {}
 
   async prepare(records: readonly RawRecord[]): Promise<void> {
-    const wanted = new Set<number>();
+    const ids = new Set<number>();
     for (const record of records) {
       if (record.value === null) continue;
       const wire = parseConfluentWire(record.value);
-      if ('schemaId' in wire && !this.schemas.has(wire.schemaId)) wanted.add(wire.schemaId);
+      if ('schemaId' in wire) ids.add(wire.schemaId);
     }
-    await Promise.all([...wanted].map(async (id) => this.schemas.set(id, await this.writerSchema(id))));
+    await this.prepareIds(ids);
+  }
+
+  /** Fetches the writer schemas of these registry ids that are not prepared yet. */
+  async prepareIds(ids: Iterable<number>): Promise<void> {
+    const wanted = [...ids].filter((id) => !this.schemas.has(id));
+    await Promise.all(wanted.map(async (id) => this.schemas.set(id, await this.writerSchema(id))));
+  }
+
+  /** The prepared writer schema of a registry id as avsc reads it and as it lands; undefined when unprepared or unusable. */
+  preparedSchema(id: number): { readonly type: avsc.Type; readonly node: AvroNode } | undefined {
+    const schema = this.schemas.get(id);
+    return schema === undefined || 'problem' in schema ? undefined : schema;
   }
 
   passesAsLine(record: RawRecord): boolean {

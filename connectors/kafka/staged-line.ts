@@ -42,13 +42,21 @@ export function writeStagedLine(out: LineWriter, head: Uint8Array, record: LineR
   return valueStart + brace;
 }
 
-/** Appends the line of a record whose value is the JSON text of one object (a decoded value's JSON.stringify), and its newline. */
-export function writeDecodedLine(out: LineWriter, head: Uint8Array, record: Omit<LineRecord, 'json'>, json: string): void {
+/**
+ * Appends the line of a record whose value `writeValue` writes as the JSON text of one object (a
+ * decoded value), and its newline; when `writeValue` gives up (false), nothing is left appended.
+ */
+export function writeValueLine(out: LineWriter, head: Uint8Array, record: Omit<LineRecord, 'json'>, writeValue: (out: LineWriter) => boolean): boolean {
+  const lineStart = out.size;
   writeLineHead(out, head, record);
   const valueStart = out.size;
-  out.text(json);
-  out.patch(valueStart, json.length === 2 ? SPACE : COMMA);
+  if (!writeValue(out)) {
+    out.rewind(lineStart);
+    return false;
+  }
+  out.patch(valueStart, out.size - valueStart === 2 ? SPACE : COMMA);
   out.byte(NEWLINE);
+  return true;
 }
 
 /** The line up to the value's fields: coordinates, key and headers. */
@@ -76,9 +84,9 @@ export function headersField(headers: readonly RecordHeader[]): string {
   return `,"${RECORD_HEADERS_FIELD}":${JSON.stringify(headers.map((h) => ({ key: h.key, value: h.value === null ? null : h.value.toString('utf8') })))}`;
 }
 
-/** Printable ASCII without quotes or backslashes: a JSON string body as it is. */
-export function isPlainAscii(bytes: Uint8Array): boolean {
-  for (let i = 0; i < bytes.length; i++) {
+/** Printable ASCII without quotes or backslashes (bytes [start, end)): a JSON string body as it is. */
+export function isPlainAscii(bytes: Uint8Array, start = 0, end = bytes.length): boolean {
+  for (let i = start; i < end; i++) {
     const c = bytes[i] as number;
     if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return false;
   }
@@ -145,7 +153,11 @@ export class LineWriter {
   /** Bytes [start, end) of `source`. */
   range(source: Uint8Array, start: number, end: number): void {
     this.reserve(end - start);
-    this.buffer.set(source.subarray(start, end), this.length);
+    if (end - start < SHORT_COPY) {
+      const buffer = this.buffer;
+      let at = this.length;
+      for (let i = start; i < end; i++) buffer[at++] = source[i] as number;
+    } else this.buffer.set(source.subarray(start, end), this.length);
     this.length += end - start;
   }
 
@@ -167,6 +179,11 @@ export class LineWriter {
       value = Math.floor(value / 10);
     }
     this.length += digits;
+  }
+
+  /** Drops what was appended from `size` on. */
+  rewind(size: number): void {
+    this.length = size;
   }
 
   /** Replaces the byte written at `at`. */

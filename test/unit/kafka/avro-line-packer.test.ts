@@ -19,8 +19,9 @@ import { JsonSafeDecoder } from '../../../connectors/kafka/json-safe-values.js';
 import { packBatch, transferables, unpackBatch } from '../../../connectors/kafka/packed-batch.js';
 import { SchemaRegistryClient } from '../../../connectors/kafka/schema-registry-client.js';
 import { DuckDbSession } from '../../../src/duckdb/session.js';
-import { reservedFieldOf, stageRecords, type JsonRecord } from '../../../src/engine/graph/streaming/batch-staging.js';
+import { reservedFieldOf, stagedLines, stageRecords, type JsonRecord } from '../../../src/engine/graph/streaming/batch-staging.js';
 import { AVRO_LOGICAL, avroDecimal, AvroWire, decimalBytes, nullable, recordSchema } from './avro-wire.js';
+import { decodedRecord } from './records.js';
 
 const EVERY_TYPE = recordSchema('shop.Every', {
   big: 'long',
@@ -113,18 +114,23 @@ const values: Buffer[] = [
   wire.encode(32, { id: 5, _kafka_offset: 1 }),
   good(6, 7n),
 ];
-const messages = values.map(
-  (value, i): KafkaMessage => ({ offset: String(100 + i), timestamp: String(1_764_563_000_000 + i), key: Buffer.from(`k-${i}`), value, headers: i === 0 ? { trace: Buffer.from('t') } : {}, attributes: 0 }) as KafkaMessage,
-);
-const batch = { topic: 'events', partition: 3, fetchedOffset: '100', messages, lastOffset: () => '105' } as unknown as Batch;
+const batchOf = (list: readonly Buffer[]): Batch =>
+  ({
+    topic: 'events',
+    partition: 3,
+    fetchedOffset: '100',
+    messages: list.map((value, i) => ({ offset: String(100 + i), timestamp: String(1_764_563_000_000 + i), key: Buffer.from(`k-${i}`), value, headers: i === 0 ? { trace: Buffer.from('t') } : {}, attributes: 0 }) as KafkaMessage),
+    lastOffset: () => String(99 + list.length),
+  }) as unknown as Batch;
+const batch = batchOf(values);
 
 /** The pipeline's decoder for value_format avro. */
 const pipelineDecoder = (): JsonSafeDecoder => new JsonSafeDecoder(new ConfluentAvroDecoder(new SchemaRegistryClient({ url })));
 
 /** The batch packed (with the worker's Avro lines or without), moved as the worker posts it, and decoded on the main thread. */
-async function fetched(withLines: boolean) {
-  const lines = withLines ? await new AvroLineStager({ url }).linesOf(batch) : undefined;
-  const packed = packBatch(batch, 0, lines);
+async function fetched(withLines: boolean, packing: Batch = batch) {
+  const lines = withLines ? await new AvroLineStager({ url }).linesOf(packing) : undefined;
+  const packed = packBatch(packing, 0, lines);
   const raws = unpackBatch(structuredClone(packed, { transfer: transferables(packed) })).records;
   const decoder = pipelineDecoder();
   await decoder.prepare(raws);
@@ -190,6 +196,17 @@ describe('Avro values decoded into staged lines in the worker', () => {
     const bare = await fetched(false);
     expect(bare.raws.every((r) => r.stagedLine === undefined)).toBe(true);
     expect(await stagedRows(bare.decoded.records.filter((r) => reservedFieldOf(r.value) === undefined) as JsonRecord[], bare.columns)).toEqual(rows);
+  });
+
+  it('are, byte for byte, the lines the engine writes for the values the main thread decodes, longs of every varint length included', async () => {
+    const edges = [0n, -1n, 63n, -64n, 2n ** 31n, -(2n ** 31n) - 1n, 2n ** 48n - 1n, -(2n ** 48n), 2n ** 53n + 1n, -(2n ** 53n) - 1n, 2n ** 62n, -(2n ** 62n) - 1n, 2n ** 63n - 1n, -(2n ** 63n)];
+    const { decoded } = await fetched(true, batchOf([good(1, 5n), ...edges.map((big, i) => good(i + 2, big))]));
+    const records = decoded.records as JsonRecord[];
+    expect(records.every((r) => r.stagedLine !== undefined)).toBe(true);
+    const fromWorker = stagedLines(records, true).bytes.toString('utf8');
+    expect(fromWorker).toBe(stagedLines(records.map((r) => decodedRecord(r, r.value)), true).bytes.toString('utf8'));
+    expect(fromWorker).toContain('"big":"-9223372036854775808"');
+    expect(fromWorker).toContain('"big":281474976710655,');
   });
 
   it('leave values that do not decode to the main thread, which dead-letters them naming the record', async () => {
