@@ -1,18 +1,20 @@
 /**
- * bench/kafka: 1M JSON records (~200 bytes) produced to a 6-partition topic on the test stack's
+ * bench/kafka: 1M records (~200 bytes; JSON objects, or with --format avro the same fields as
+ * Confluent-wire Avro whose writer schema a loopback registry started here serves) produced to a 6-partition topic on the test stack's
  * Kafka, then landed by `thund serve` (the built CLI, embedded catalog) into an Iceberg table.
  * Prints records/s (from the service's first 'partitions assigned' line, when its consumer group
  * has given it the partitions and its first read starts, to the commit holding the last record) and
  * the service's peak RSS (VmHWM), then the same for Spark Structured Streaming (Kafka source, Iceberg
  * sink, trigger available-now) on the same topic. Needs `npm run build` and the stack env file sourced.
  *
- *   npx tsx bench/kafka/run.ts [--records 1000000] [--commit-records 50000] [--no-spark]
+ *   npx tsx bench/kafka/run.ts [--format json|avro] [--records 1000000] [--commit-records 50000] [--no-spark]
  *     [--duckdb-memory-limit 256MB] [--cpu-prof-dir /tmp/prof] [--node-options "--max-semi-space-size=4"]
  *
  * Besides wall-clock figures it prints the service's CPU time (all threads, and the main thread
  * alone): on a machine shared with other work they tell what two free cores would allow. The
  * per-thread line shows where the rest goes (the Kafka consumer's worker thread, DuckDB, V8's
- * GC helpers). `--node-options` passes flags to the service's node.
+ * GC helpers). `--node-options` passes flags to the service's node. Both tables must hold the
+ * same rows: a digest of each (bench-values.ts) is checked against what was produced.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,12 +23,16 @@ import { embeddedPipelineFile, EoKafka, unique, waitForPositions } from '../../t
 import { produceRange } from '../../test/integration/kafka-eo-support/produce.js';
 import { readTable } from '../../test/integration/kafka-eo-support/landed-rows.js';
 import { ServeProcess } from '../../test/integration/kafka-eo-support/serve-process.js';
+import { AVRO_VALUE_SCHEMA, benchValues, DIGEST_SELECT, digestProblems, expectedDigest, type BenchFormat } from './bench-values.js';
 import { runSparkReference } from './spark-reference.js';
 
 const { values } = parseArgs({
-  options: { records: { type: 'string', default: '1000000' }, 'commit-records': { type: 'string', default: '50000' }, 'cpu-prof-dir': { type: 'string' }, 'duckdb-memory-limit': { type: 'string' }, 'no-spark': { type: 'boolean' }, 'node-options': { type: 'string' } },
+  options: { format: { type: 'string', default: 'json' }, records: { type: 'string', default: '1000000' }, 'commit-records': { type: 'string', default: '50000' }, 'cpu-prof-dir': { type: 'string' }, 'duckdb-memory-limit': { type: 'string' }, 'no-spark': { type: 'boolean' }, 'node-options': { type: 'string' } },
 });
 const records = Number(values.records);
+if (values.format !== 'json' && values.format !== 'avro') throw new Error(`--format is json or avro, not ${values.format}`);
+const format: BenchFormat = values.format;
+const produced = await benchValues(format);
 const kafka = new EoKafka();
 const topic = unique('bench-kafka');
 const table = { namespace: ['bench'], name: 'events' };
@@ -34,15 +40,16 @@ const pipeline = embeddedPipelineFile();
 
 await kafka.createTopic(topic, 6);
 const producedAt = performance.now();
-await produceRange(await kafka.producer(), topic, 6, 0, records, 10_000);
-console.log(`produced ${records} records in ${((performance.now() - producedAt) / 1000).toFixed(1)} s`);
+await produceRange(await kafka.producer(), topic, 6, 0, records, 10_000, produced.valueOf);
+console.log(`produced ${records} ${format} records in ${((performance.now() - producedAt) / 1000).toFixed(1)} s`);
 
 const extraEnv: Record<string, string> = {};
+if (produced.registryUrl !== undefined) extraEnv['THUND_KAFKA_SCHEMA_REGISTRY_URL'] = produced.registryUrl;
 if (values['duckdb-memory-limit'] !== undefined) extraEnv['THUND_SERVE_DUCKDB_MEMORY_LIMIT'] = values['duckdb-memory-limit'];
 // A CPU profile and memory samples of the service (bench/kafka/profile-service.mjs) land in this folder.
 if (values['node-options'] !== undefined) extraEnv['NODE_OPTIONS'] = values['node-options'];
 if (values['cpu-prof-dir'] !== undefined) Object.assign(extraEnv, { NODE_OPTIONS: `--import=${join(import.meta.dirname, 'profile-service.mjs')}`, THUND_BENCH_PROFILE_DIR: values['cpu-prof-dir'] });
-const serve = await ServeProcess.start({ pipeline, brokers: kafka.brokers, topic, group: unique('g'), table: 'bench.events', commitRecords: Number(values['commit-records']), commitIntervalMs: 5_000, duckdbThreads: 2, extraEnv });
+const serve = await ServeProcess.start({ valueFormat: format, pipeline, brokers: kafka.brokers, topic, group: unique('g'), table: 'bench.events', commitRecords: Number(values['commit-records']), commitIntervalMs: 5_000, duckdbThreads: 2, extraEnv });
 let peakKiB = 0;
 const sampleRss = (): void => {
   try {
@@ -87,9 +94,11 @@ const cpuAtEnd = cpuSeconds();
 const threadsAtEnd = cpuByThread();
 serve.kill('SIGTERM');
 const exit = await serve.exited;
-const landed = await readTable(pipeline, table, 'count(*) AS n, count(DISTINCT _kafka_key) AS keys');
+const landed = await readTable(pipeline, table, DIGEST_SELECT);
+const expected = expectedDigest(records);
 console.log(`thund serve: ${records} records in ${seconds.toFixed(1)} s = ${Math.round(records / seconds)} records/s; peak RSS ${(peakKiB / 1024).toFixed(0)} MiB; exit ${exit.code}`);
 console.log(`table rows ${String(landed.rows[0]?.['n'])}, distinct keys ${String(landed.rows[0]?.['keys'])}, batches ${serve.committedBatches()}`);
+const problems = digestProblems('thund table', landed.rows[0], expected);
 const cpu = { total: cpuAtEnd.total - cpuAtStart.total, main: cpuAtEnd.main - cpuAtStart.main };
 // On a loaded machine wall time says little; CPU time bounds what 2 free cores would do: the
 // main thread cannot go faster than its own CPU time, and the process not faster than half its total.
@@ -99,13 +108,16 @@ const threadCpu = [...threadsAtEnd].map(([name, s]) => [name, s - (threadsAtStar
 console.log(`cpu by thread: ${threadCpu.map(([name, s]) => `${name} ${s.toFixed(1)} s`).join(', ')}`);
 // The reference: Spark Structured Streaming (Kafka source, Iceberg sink, available-now) on the same topic.
 if (values['no-spark'] !== true) {
-  const spark = await runSparkReference({ brokers: kafka.brokers, topic, expectedRecords: records });
+  const spark = await runSparkReference({ brokers: kafka.brokers, topic, digestSelect: DIGEST_SELECT, ...(format === 'avro' ? { avroSchema: JSON.stringify(AVRO_VALUE_SCHEMA) } : {}) });
+  problems.push(...digestProblems('spark table', spark.digest, expected));
   console.log(
     `spark structured streaming: ${spark.records} records in ${spark.seconds.toFixed(1)} s = ${Math.round(spark.recordsPerSecond)} records/s; ` +
       `peak RSS ${spark.peakRssMiB.toFixed(0)} MiB (startup ${spark.startupSeconds.toFixed(1)} s); thund/spark ${(records / seconds / spark.recordsPerSecond).toFixed(2)}x`,
   );
 }
 await kafka.close();
+await produced.stop();
+if (problems.length > 0) throw new Error(`the landed tables do not hold what was produced:\n${problems.join('\n')}`);
 
 async function waitForLog(service: ServeProcess, message: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -4,7 +4,9 @@
  * one type decode unwrapped, and logical types (timestamps, dates, times, decimals, fixed UUIDs)
  * become exact text (avro-logical-schema.ts) whose column types columnTypes() gives. A record
  * whose schema id the registry does not know, whose schema is not Avro or uses references, or
- * whose bytes do not match its schema is a DecodeError.
+ * whose bytes do not match its schema is a DecodeError. The Kafka consumer's worker runs this
+ * decoder too and writes each value that decodes as its staged line (avro-line-packer.ts): such a
+ * record passes as its line and is decoded here only if something reads its value.
  */
 import avsc from 'avsc';
 import { InvalidInputError } from '../../src/errors.js';
@@ -28,13 +30,29 @@ export class ConfluentAvroDecoder implements RecordDecoder<AvroRecordValue>, Val
   constructor(private readonly registry: SchemaRegistryClient) {}
 
   async prepare(records: readonly RawRecord[]): Promise<void> {
-    const wanted = new Set<number>();
+    const ids = new Set<number>();
     for (const record of records) {
       if (record.value === null) continue;
       const wire = parseConfluentWire(record.value);
-      if ('schemaId' in wire && !this.schemas.has(wire.schemaId)) wanted.add(wire.schemaId);
+      if ('schemaId' in wire) ids.add(wire.schemaId);
     }
-    await Promise.all([...wanted].map(async (id) => this.schemas.set(id, await this.writerSchema(id))));
+    await this.prepareIds(ids);
+  }
+
+  /** Fetches the writer schemas of these registry ids that are not prepared yet. */
+  async prepareIds(ids: Iterable<number>): Promise<void> {
+    const wanted = [...ids].filter((id) => !this.schemas.has(id));
+    await Promise.all(wanted.map(async (id) => this.schemas.set(id, await this.writerSchema(id))));
+  }
+
+  /** The prepared writer schema of a registry id as avsc reads it and as it lands; undefined when unprepared or unusable. */
+  preparedSchema(id: number): { readonly type: avsc.Type; readonly node: AvroNode } | undefined {
+    const schema = this.schemas.get(id);
+    return schema === undefined || 'problem' in schema ? undefined : schema;
+  }
+
+  passesAsLine(record: RawRecord): boolean {
+    return record.stagedLine !== undefined;
   }
 
   decode(record: RawRecord): Decoded<AvroRecordValue> {

@@ -3,18 +3,18 @@
  * as a 4-byte big-endian integer, then the encoded payload.
  */
 export const CONFLUENT_MAGIC_BYTE = 0;
-const HEADER_BYTES = 5;
+export const CONFLUENT_HEADER_BYTES = 5;
 
 export type WireParse = { readonly schemaId: number; readonly payload: Buffer } | { readonly problem: string };
 
 export function parseConfluentWire(value: Buffer): WireParse {
-  if (value.length < HEADER_BYTES) return { problem: `${value.length} bytes, shorter than the 5-byte Confluent header` };
+  if (value.length < CONFLUENT_HEADER_BYTES) return { problem: `${value.length} bytes, shorter than the 5-byte Confluent header` };
   if (value[0] !== CONFLUENT_MAGIC_BYTE) return { problem: `magic byte is ${value[0]}, expected ${CONFLUENT_MAGIC_BYTE} (not Confluent wire format)` };
-  return { schemaId: value.readUInt32BE(1), payload: value.subarray(HEADER_BYTES) };
+  return { schemaId: value.readUInt32BE(1), payload: value.subarray(CONFLUENT_HEADER_BYTES) };
 }
 
 export function encodeConfluentWire(schemaId: number, payload: Buffer): Buffer {
-  const header = Buffer.alloc(HEADER_BYTES);
+  const header = Buffer.alloc(CONFLUENT_HEADER_BYTES);
   header.writeUInt8(CONFLUENT_MAGIC_BYTE, 0);
   header.writeUInt32BE(schemaId, 1);
   return Buffer.concat([header, payload]);

@@ -7,6 +7,7 @@
 import type { DeadLetterCandidate, SourceRecord } from '../streaming-source.js';
 import { DecodeError } from './decode-error.js';
 import { FetchedJsonRecord } from './fetched-json-record.js';
+import { LinedRecord } from './lined-record.js';
 import { deadLetterOf, type RawRecord } from './raw-record.js';
 import type { Decoded, RecordDecoder } from './record-decoder.js';
 
@@ -23,6 +24,10 @@ export function decodeRecords<V>(decoder: RecordDecoder<V>, raws: readonly RawRe
   for (const raw of raws) {
     if (decoder.passesAsJson?.(raw) === true) {
       records.push(new FetchedJsonRecord(raw, decoder));
+      continue;
+    }
+    if (decoder.passesAsLine?.(raw) === true) {
+      records.push(new LinedRecord(raw, decoder));
       continue;
     }
     let decoded: Decoded<V>;

@@ -34,6 +34,10 @@ export class JsonSafeDecoder implements RecordDecoder<Record<string, unknown>>, 
     await this.inner.prepare?.(records);
   }
 
+  passesAsLine(record: RawRecord): boolean {
+    return this.inner.passesAsLine?.(record) === true;
+  }
+
   decode(record: RawRecord): Decoded<Record<string, unknown>> {
     const decoded = this.inner.decode(record);
     return 'skip' in decoded ? decoded : { value: jsonSafeValue(decoded.value) as Record<string, unknown> };

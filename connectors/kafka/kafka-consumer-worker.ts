@@ -16,6 +16,7 @@ import { byTopic } from './consumer-client.js';
 import { workerError, type FromWorker, type ToWorker, type WorkerConsumerOptions } from './kafka-worker-messages.js';
 import { kafkaJs, kafkaJsConsumer, kafkaJsPartitionBounds, runKafkaJsConsumer } from './kafkajs-consumer.js';
 import { packBatch, packedBytes, transferables } from './packed-batch.js';
+import { batchLines } from './worker-line-packers.js';
 
 const port = parentPort;
 if (port === null) throw new Error('kafka-consumer-worker.ts runs only as a worker thread');
@@ -102,9 +103,12 @@ async function start(topics: readonly string[], options: WorkerConsumerOptions):
       },
     });
     consumer = created;
+    const linesOf = batchLines(options);
     await runKafkaJsConsumer(created, topics, async (batch, isStale, heartbeat) => {
       if (isStale()) return;
-      const packed = packBatch(batch, epochs.get(topicPartitionKey(batch)) ?? 0, options.checkJson === true);
+      // The epoch the batch was fetched under, whatever seeks arrive while its lines are prepared.
+      const epoch = epochs.get(topicPartitionKey(batch)) ?? 0;
+      const packed = packBatch(batch, epoch, await linesOf(batch));
       unreceivedBytes += packedBytes(packed);
       post({ kind: 'batch', batch: packed }, transferables(packed));
       while (unreceivedBytes > MAX_UNRECEIVED_BYTES && !stopping) {

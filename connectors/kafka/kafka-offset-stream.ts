@@ -14,6 +14,7 @@ import { hasColumnTypes } from './avro-logical-columns.js';
 import type { ConsumerClient } from './consumer-client.js';
 import { KafkaSource } from './kafka-source.js';
 import { KafkaSourceError } from './kafka-source-error.js';
+import type { WorkerConsumerOptions } from './kafka-worker-messages.js';
 import { kafkaJs, kafkaJsPartitionBounds, type KafkaJsClientOptions } from './kafkajs-consumer.js';
 import { DEFAULT_READ_AHEAD_BYTES, type PipelineKafkaSource } from './pipeline-source-options.js';
 import { WorkerConsumerClient } from './worker-consumer-client.js';
@@ -75,7 +76,7 @@ export interface KafkaOffsetStreamOptions {
   /** Told about every assignment the consumer group makes (partitions assigned and revoked). */
   readonly onAssignment?: (change: AssignmentChange, reader: string) => void;
   /** Another client (tests); default the worker-thread kafkajs consumer. */
-  readonly client?: (options: KafkaJsClientOptions & { readonly checkJson: boolean }) => ConsumerClient;
+  readonly client?: (options: WorkerConsumerOptions) => ConsumerClient;
 }
 
 export class KafkaOffsetStream implements OffsetStream {
@@ -265,7 +266,7 @@ export class KafkaOffsetStream implements OffsetStream {
   private async opened(wanted: readonly PositionRange[]): Promise<KafkaSource<Record<string, unknown>>> {
     if (this.source !== undefined) return this.source;
     const { settings } = this.options;
-    const options = { ...this.clientOptions, checkJson: settings.checkJson };
+    const options: WorkerConsumerOptions = { ...this.clientOptions, checkJson: settings.checkJson, ...(settings.avroRegistry === undefined ? {} : { avroRegistry: settings.avroRegistry }) };
     const client = this.options.client?.(options) ?? new WorkerConsumerClient(options);
     const partitions = Math.max(1, this.lastBounds.size);
     const maxBufferedBytesPerPartition = Math.min(MAX_READ_AHEAD_PER_PARTITION, Math.max(MIN_READ_AHEAD_PER_PARTITION, Math.floor((settings.readAheadBytes ?? DEFAULT_READ_AHEAD_BYTES) / partitions)));

@@ -3,10 +3,13 @@ import type { TopicPartition } from '../streaming-source.js';
 import type { PartitionBounds } from './consumer-client.js';
 import type { KafkaJsClientOptions } from './kafkajs-consumer.js';
 import type { PackedBatch } from './packed-batch.js';
+import type { SchemaRegistryOptions } from './schema-registry-client.js';
 
 export interface WorkerConsumerOptions extends KafkaJsClientOptions {
   /** Run the JSON decoder's byte check on every value in the worker (RawRecord.stageableJson). */
   readonly checkJson?: boolean;
+  /** Decode Confluent Avro values into their staged lines in the worker, with writer schemas from this registry (avro-line-packer.ts). */
+  readonly avroRegistry?: SchemaRegistryOptions;
 }
 
 export interface WorkerError {

@@ -11,7 +11,7 @@ import { BatchFieldNames } from './batch-field-names.js';
 import { isStageableJsonValue } from './json-decoder.js';
 import { fetchedOffsetOf, toHeaders } from './kafkajs-consumer.js';
 import { NO_HEADERS, type RawRecord } from './raw-record.js';
-import { LineWriter, stagedLineBound, topicHead, writeStagedLine } from './staged-line.js';
+import { LineWriter, stagedLineBound, topicHead, travellingLines, writeStagedLine } from './staged-line.js';
 
 /** A record's headers in a cloneable form: [key, value or null] pairs. */
 type PackedHeaders = Array<[string, Uint8Array | null]>;
@@ -27,34 +27,60 @@ export interface PackedBatch extends TopicPartition {
   readonly bytes: Uint8Array;
   /**
    * Per record: key start, key end, value start, value end, in `bytes`, or in `json.lines` for a
-   * value with a staged line; a start of -1 is null.
+   * JSON value kept in its staged line; a start of -1 is null.
    */
   readonly bounds: Int32Array;
   /** Per record, only when some record has headers. */
   readonly headers?: ReadonlyArray<PackedHeaders | null>;
-  /** Only when asked to check JSON values. */
+  /** Only when a line packer was given. */
   readonly json?: PackedJsonLines;
 }
 
-/** The values that passed the JSON decoder's byte check, as the lines the engine stages (staged-line.ts). */
-export interface PackedJsonLines {
+/** Values written as the lines the engine stages (staged-line.ts). */
+export type PackedJsonLines = PackedCheckedLines | PackedDecodedLines;
+
+interface PackedLinesBase {
   readonly lines: Uint8Array;
-  /** Per record: where its line starts in `lines`; -1 when its value did not pass the check. */
+  /** Per record: where its line starts in `lines`; -1 when its value got none. */
   readonly starts: Int32Array;
-  /** Per record with a line: the index in `lines` of the byte that stands for the value's opening brace. */
-  readonly braces: Int32Array;
-  /** Every top-level key of the values that passed. */
+  /** Every top-level key of the values with a line. */
   readonly fieldNames: readonly string[];
 }
 
-export function packBatch(batch: Batch, epoch: number, checkJson: boolean): PackedBatch {
+/** JSON values that passed the JSON decoder's byte check: each is kept only in its line. */
+export interface PackedCheckedLines extends PackedLinesBase {
+  readonly kind: 'checked';
+  /** Per record with a line: the index in `lines` of the byte that stands for the value's opening brace. */
+  readonly braces: Int32Array;
+}
+
+/** Values decoded into their lines (avro-line-packer.ts): the fetched bytes stay in `bytes` too. */
+export interface PackedDecodedLines extends PackedLinesBase {
+  readonly kind: 'decoded';
+  /** Per record with a line: where it ends in `lines` (past its newline). */
+  readonly ends: Int32Array;
+}
+
+/** Writes the staged lines of a batch's values while it is packed. */
+export interface LinePacker {
+  /** Writes the record's line if its value gets one; true when the line holds the value, which then needs no copy in `bytes`. */
+  takesValue(index: number, m: Batch['messages'][number], timestampMs: number, headers: readonly RecordHeader[], bounds: Int32Array): boolean;
+  done(): PackedJsonLines;
+}
+
+export type LinePackerFactory = (batch: Batch) => LinePacker;
+
+/** Lines of the JSON values that pass the JSON decoder's byte check. */
+export const checkedJsonLines: LinePackerFactory = (batch) => new JsonLinePacker(batch);
+
+export function packBatch(batch: Batch, epoch: number, linePacker?: LinePackerFactory): PackedBatch {
   const messages = batch.messages;
   const count = messages.length;
   const bounds = new Int32Array(count * 4);
   const offsets = new BigInt64Array(count);
   const timestamps = new Float64Array(count);
   let headers: Array<PackedHeaders | null> | undefined;
-  const json = checkJson ? new JsonLinePacker(batch, count) : undefined;
+  const json = linePacker?.(batch);
   const valueInBytes = new Uint8Array(count);
   let total = 0;
   for (let i = 0; i < count; i++) {
@@ -66,7 +92,7 @@ export function packBatch(batch: Batch, epoch: number, checkJson: boolean): Pack
     if (list.length > 0) (headers ??= new Array<PackedHeaders | null>(count).fill(null))[i] = packHeaders(list);
     total += m.key?.length ?? 0;
     if (m.value === null) continue;
-    if (json?.add(i, m, timestampMs, list, bounds) === true) continue;
+    if (json?.takesValue(i, m, timestampMs, list, bounds) === true) continue;
     valueInBytes[i] = 1;
     total += m.value.length;
   }
@@ -104,17 +130,15 @@ export function packBatch(batch: Batch, epoch: number, checkJson: boolean): Pack
 }
 
 /** Writes the staged line of each value that passes the byte check, and collects their field names. */
-class JsonLinePacker {
+class JsonLinePacker implements LinePacker {
   private readonly out: LineWriter;
   private readonly head: Buffer;
   private readonly starts: Int32Array;
   private readonly braces: Int32Array;
   private readonly fieldNames = new BatchFieldNames();
 
-  constructor(
-    private readonly batch: Batch,
-    count: number,
-  ) {
+  constructor(private readonly batch: Batch) {
+    const count = batch.messages.length;
     this.head = topicHead(batch.topic);
     let total = 0;
     for (const m of batch.messages) total += stagedLineBound(this.head, m.key?.length ?? 0, m.value?.length ?? 0);
@@ -124,7 +148,7 @@ class JsonLinePacker {
   }
 
   /** Whether the value passed and got a line; its bounds then index the lines. */
-  add(index: number, m: Batch['messages'][number], timestampMs: number, headers: readonly RecordHeader[], bounds: Int32Array): boolean {
+  takesValue(index: number, m: Batch['messages'][number], timestampMs: number, headers: readonly RecordHeader[], bounds: Int32Array): boolean {
     const value = m.value as Buffer;
     if (!isStageableJsonValue(value, this.fieldNames.keys)) return false;
     this.fieldNames.accept(value);
@@ -139,10 +163,7 @@ class JsonLinePacker {
   }
 
   done(): PackedJsonLines {
-    const written = this.out.done();
-    // The whole buffer travels to the main thread and stays while any of its records waits there: one that grew, or holds values that failed the check, is copied to its size.
-    const lines = written.byteLength * 8 < written.buffer.byteLength * 7 ? new Uint8Array(written) : written;
-    return { lines, starts: this.starts, braces: this.braces, fieldNames: this.fieldNames.list() };
+    return { kind: 'checked', lines: travellingLines(this.out), starts: this.starts, braces: this.braces, fieldNames: this.fieldNames.list() };
   }
 }
 
@@ -155,7 +176,7 @@ export function packedBytes(packed: PackedBatch): number {
 export function transferables(packed: PackedBatch): ArrayBuffer[] {
   const buffers = [packed.offsets.buffer, packed.timestamps.buffer, packed.bytes.buffer, packed.bounds.buffer] as ArrayBuffer[];
   const json = packed.json;
-  if (json !== undefined) buffers.push(json.lines.buffer as ArrayBuffer, json.starts.buffer as ArrayBuffer, json.braces.buffer as ArrayBuffer);
+  if (json !== undefined) buffers.push(json.lines.buffer as ArrayBuffer, json.starts.buffer as ArrayBuffer, (json.kind === 'checked' ? json.braces : json.ends).buffer as ArrayBuffer);
   return buffers;
 }
 
@@ -185,23 +206,29 @@ class UnpackedArrays {
     return start < 0 ? null : this.bytes.subarray(start, this.packed.bounds[slot + 1]);
   }
 
-  /** Whether the record's value is in its staged line. */
+  /** Whether the record has a staged line. */
   hasLine(index: number): boolean {
     return (this.packed.json?.starts[index] ?? -1) >= 0;
+  }
+
+  /** Whether the record's value is kept only in its staged line (checked JSON). */
+  valueInLine(index: number): boolean {
+    return this.packed.json?.kind === 'checked' && this.hasLine(index);
   }
 
   lineStart(index: number): number {
     return this.packed.json?.starts[index] as number;
   }
 
-  /** Past the line's newline, which follows the value. */
+  /** Past the line's newline (which follows a value kept in the line). */
   lineEnd(index: number): number {
-    return (this.packed.bounds[index * 4 + 3] as number) + 1;
+    const json = this.packed.json as PackedJsonLines;
+    return json.kind === 'decoded' ? (json.ends[index] as number) : (this.packed.bounds[index * 4 + 3] as number) + 1;
   }
 
   /** A copy of a value kept in its staged line, its opening brace put back. */
   valueFromLine(index: number): Buffer {
-    const json = this.packed.json as PackedJsonLines;
+    const json = this.packed.json as PackedCheckedLines;
     const start = this.packed.bounds[index * 4 + 2] as number;
     const value = Buffer.from((this.lines as Buffer).subarray(start, this.packed.bounds[index * 4 + 3]));
     value[(json.braces[index] as number) - start] = 0x7b;
@@ -241,7 +268,7 @@ class PackedRecord implements RawRecord {
   }
 
   get value(): Buffer | null {
-    return this.arrays.hasLine(this.index) ? this.arrays.valueFromLine(this.index) : this.arrays.slice(this.index * 4 + 2);
+    return this.arrays.valueInLine(this.index) ? this.arrays.valueFromLine(this.index) : this.arrays.slice(this.index * 4 + 2);
   }
 
   get headers(): readonly RecordHeader[] {
@@ -249,12 +276,13 @@ class PackedRecord implements RawRecord {
   }
 
   get stageableJson(): boolean | undefined {
-    return this.arrays.packed.json === undefined ? undefined : this.arrays.hasLine(this.index);
+    return this.arrays.packed.json?.kind === 'checked' ? this.arrays.hasLine(this.index) : undefined;
   }
 
-  /** What the record holds: its key, and its value or (longer) its staged line. */
+  /** What the record holds: its key, its value unless kept in its line, and its line. */
   get byteLength(): number {
-    return this.arrays.length(this.index * 4) + (this.arrays.hasLine(this.index) ? this.arrays.lineEnd(this.index) - this.arrays.lineStart(this.index) : this.arrays.length(this.index * 4 + 2));
+    const line = this.arrays.hasLine(this.index) ? this.arrays.lineEnd(this.index) - this.arrays.lineStart(this.index) : 0;
+    return this.arrays.length(this.index * 4) + line + (this.arrays.valueInLine(this.index) ? 0 : this.arrays.length(this.index * 4 + 2));
   }
 
   get fieldNames(): readonly string[] | undefined {

@@ -51,7 +51,7 @@ import { JsonDecoder } from './json-decoder.js';
 import { JsonSafeDecoder } from './json-safe-values.js';
 import type { KafkaJsClientOptions } from './kafkajs-consumer.js';
 import type { RecordDecoder } from './record-decoder.js';
-import { schemaRegistryFromEnv } from './schema-registry-client.js';
+import { SchemaRegistryClient, schemaRegistryOptionsFromEnv, type SchemaRegistryOptions } from './schema-registry-client.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -62,6 +62,8 @@ export interface PipelineKafkaSource {
   readonly decoder: RecordDecoder<Record<string, unknown>>;
   /** Whether values are JSON objects the consumer may check as bytes (the staging fast path). */
   readonly checkJson: boolean;
+  /** For Avro values (not Debezium's): the registry the consumer's worker reads writer schemas from to decode them into staged lines. */
+  readonly avroRegistry?: SchemaRegistryOptions;
   readonly deadLetterTable?: string;
   /** The Kafka consumer group whose members share the partitions; undefined: this reader takes every partition. */
   readonly consumerGroup?: string;
@@ -118,13 +120,15 @@ export function pipelineKafkaSource(source: SourceDataset, env: Env = process.en
   const bad = brokers.find((b) => !/^[^\s:]+:\d{1,5}$/.test(b));
   if (bad !== undefined) fail(`bootstrap_servers: "${bad}" is not host:port`, 'bootstrap_servers');
   const connection = connectionOf(options, env, fail);
-  const decoder = decoderOf(kafka.valueFormat, options, env, fail);
+  const registry = kafka.valueFormat === 'avro' || kafka.valueFormat === 'debezium-avro' ? registryOf(options, env, fail) : undefined;
+  const decoder = decoderOf(kafka.valueFormat, options, registry, fail);
   return {
     topics: kafka.topics,
     brokers,
     ...(connection === undefined ? {} : { connection }),
     decoder,
     checkJson: kafka.valueFormat === 'json',
+    ...(kafka.valueFormat === 'avro' && registry !== undefined ? { avroRegistry: registry } : {}),
     ...(options.dead_letter_table === undefined ? {} : { deadLetterTable: options.dead_letter_table }),
     ...(options.consumer_group === undefined ? {} : { consumerGroup: options.consumer_group }),
     ...(options.session_timeout_ms === undefined ? {} : { sessionTimeoutMs: options.session_timeout_ms }),
@@ -174,33 +178,32 @@ function connectionOf(options: Options, env: Env, fail: Fail): KafkaJsClientOpti
   return { ...(ssl === undefined ? {} : { ssl }), sasl: credentials };
 }
 
-function decoderOf(format: string, options: Options, env: Env, fail: Fail): RecordDecoder<Record<string, unknown>> {
+function decoderOf(format: string, options: Options, registry: SchemaRegistryOptions | undefined, fail: Fail): RecordDecoder<Record<string, unknown>> {
   const opColumn = options.debezium_op_column;
   if (opColumn !== undefined && format !== 'debezium' && format !== 'debezium-avro') fail(`debezium_op_column needs value_format debezium or debezium-avro (it is ${format})`, 'debezium_op_column');
   const changes = (inner: RecordDecoder<Record<string, unknown>>): RecordDecoder<Record<string, unknown>> =>
     opColumn === undefined ? debeziumEnvelopeDecoder(inner) : new DebeziumRowDecoder(inner, opColumn);
+  const avro = (): ConfluentAvroDecoder => new ConfluentAvroDecoder(new SchemaRegistryClient(registry as SchemaRegistryOptions));
   switch (format) {
     case 'json':
       return new JsonDecoder();
     case 'debezium':
       return changes(new JsonDecoder({ alwaysParse: opColumn === undefined }));
     case 'avro':
-      return new JsonSafeDecoder(avroDecoder(options, env, fail));
+      return new JsonSafeDecoder(avro());
     case 'debezium-avro':
-      return new JsonSafeDecoder(changes(avroDecoder(options, env, fail)));
+      return new JsonSafeDecoder(changes(avro()));
     default:
       return fail(`value_format ${format} is not json, avro, debezium or debezium-avro`, 'value_format');
   }
 }
 
-function avroDecoder(options: Options, env: Env, fail: Fail): ConfluentAvroDecoder {
+function registryOf(options: Options, env: Env, fail: Fail): SchemaRegistryOptions {
   const variable = options.schema_registry_url_env ?? 'THUND_KAFKA_SCHEMA_REGISTRY_URL';
   const url = env[variable];
   if (url === undefined || url.trim() === '') fail(`Avro values need a schema registry: set ${variable} to its URL (or name another variable with schema_registry_url_env)`, 'schema_registry_url_env');
-  return new ConfluentAvroDecoder(
-    schemaRegistryFromEnv(url as string, env, {
-      usernameEnv: options.schema_registry_username_env ?? 'THUND_SCHEMA_REGISTRY_USERNAME',
-      passwordEnv: options.schema_registry_password_env ?? 'THUND_SCHEMA_REGISTRY_PASSWORD',
-    }),
-  );
+  return schemaRegistryOptionsFromEnv(url as string, env, {
+    usernameEnv: options.schema_registry_username_env ?? 'THUND_SCHEMA_REGISTRY_USERNAME',
+    passwordEnv: options.schema_registry_password_env ?? 'THUND_SCHEMA_REGISTRY_PASSWORD',
+  });
 }

@@ -14,9 +14,9 @@ export interface RawRecord extends TopicPartition {
   readonly stageableJson?: boolean | undefined;
   /** Key plus value bytes (or, for a value kept in its staged line, the line's), when the record knows it without reading them. */
   readonly byteLength?: number;
-  /** With stageableJson: names including every top-level key of the value (SourceRecord.fieldNames). */
+  /** With a staged line: names including every top-level key of the value (SourceRecord.fieldNames). */
   readonly fieldNames?: readonly string[] | undefined;
-  /** With stageableJson: the record's staged line, when the client wrote it (SourceRecord.stagedLine). */
+  /** The record's staged line, when the client wrote it (SourceRecord.stagedLine): of a checked JSON value, or of a value it decoded. */
   readonly stagedLine?: StagedLineRef | undefined;
 }
 

@@ -20,4 +20,10 @@ export interface RecordDecoder<V> {
    * are (json-object-check.ts); such a record is decoded only if something reads its value.
    */
   passesAsJson?(record: RawRecord): boolean;
+  /**
+   * Optional fast path: true when the client already wrote the record's staged line from the value
+   * this decoder would give (RawRecord.stagedLine; Avro decoded in the consumer's worker); such a
+   * record is decoded only if something reads its value.
+   */
+  passesAsLine?(record: RawRecord): boolean;
 }

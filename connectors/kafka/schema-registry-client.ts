@@ -147,8 +147,8 @@ export function basicAuthFromEnv(env: Readonly<Record<string, string | undefined
   return { username, password };
 }
 
-/** A registry client at `url` with the basic auth the variables `names` hold, if any (both or neither). */
-export function schemaRegistryFromEnv(url: string, env: Readonly<Record<string, string | undefined>>, names: AuthEnvNames): SchemaRegistryClient {
+/** A registry at `url` with the basic auth the variables `names` hold, if any (both or neither). */
+export function schemaRegistryOptionsFromEnv(url: string, env: Readonly<Record<string, string | undefined>>, names: AuthEnvNames): SchemaRegistryOptions {
   const auth = basicAuthFromEnv(env, names);
-  return new SchemaRegistryClient({ url, ...(auth === undefined ? {} : { auth }) });
+  return { url, ...(auth === undefined ? {} : { auth }) };
 }

@@ -31,6 +31,36 @@ export interface LineRecord {
  * byte before the newline).
  */
 export function writeStagedLine(out: LineWriter, head: Uint8Array, record: LineRecord): number {
+  writeLineHead(out, head, record);
+  const json = record.json;
+  const brace = json.indexOf(OPEN_BRACE);
+  let next = brace + 1;
+  while (json[next] === SPACE || json[next] === TAB) next++;
+  const valueStart = out.size;
+  out.bytes(json, brace, json[next] === CLOSE_BRACE ? SPACE : COMMA);
+  out.byte(NEWLINE);
+  return valueStart + brace;
+}
+
+/**
+ * Appends the line of a record whose value `writeValue` writes as the JSON text of one object (a
+ * decoded value), and its newline; when `writeValue` gives up (false), nothing is left appended.
+ */
+export function writeValueLine(out: LineWriter, head: Uint8Array, record: Omit<LineRecord, 'json'>, writeValue: (out: LineWriter) => boolean): boolean {
+  const lineStart = out.size;
+  writeLineHead(out, head, record);
+  const valueStart = out.size;
+  if (!writeValue(out)) {
+    out.rewind(lineStart);
+    return false;
+  }
+  out.patch(valueStart, out.size - valueStart === 2 ? SPACE : COMMA);
+  out.byte(NEWLINE);
+  return true;
+}
+
+/** The line up to the value's fields: coordinates, key and headers. */
+function writeLineHead(out: LineWriter, head: Uint8Array, record: Omit<LineRecord, 'json'>): void {
   out.all(head);
   out.integer(record.partition);
   out.all(OFFSET_FIELD);
@@ -47,14 +77,6 @@ export function writeStagedLine(out: LineWriter, head: Uint8Array, record: LineR
   } else out.text(JSON.stringify(Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('utf8')));
   if (record.headers.length === 0) out.all(NO_HEADERS_FIELD);
   else out.text(headersField(record.headers));
-  const json = record.json;
-  const brace = json.indexOf(OPEN_BRACE);
-  let next = brace + 1;
-  while (json[next] === SPACE || json[next] === TAB) next++;
-  const valueStart = out.size;
-  out.bytes(json, brace, json[next] === CLOSE_BRACE ? SPACE : COMMA);
-  out.byte(NEWLINE);
-  return valueStart + brace;
 }
 
 /** `,"_kafka_headers":[{"key":…,"value":…}, …]`, values as UTF-8 text (null stays null). */
@@ -62,9 +84,9 @@ export function headersField(headers: readonly RecordHeader[]): string {
   return `,"${RECORD_HEADERS_FIELD}":${JSON.stringify(headers.map((h) => ({ key: h.key, value: h.value === null ? null : h.value.toString('utf8') })))}`;
 }
 
-/** Printable ASCII without quotes or backslashes: a JSON string body as it is. */
-export function isPlainAscii(bytes: Uint8Array): boolean {
-  for (let i = 0; i < bytes.length; i++) {
+/** Printable ASCII without quotes or backslashes (bytes [start, end)): a JSON string body as it is. */
+export function isPlainAscii(bytes: Uint8Array, start = 0, end = bytes.length): boolean {
+  for (let i = start; i < end; i++) {
     const c = bytes[i] as number;
     if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return false;
   }
@@ -93,6 +115,16 @@ const SHORT_COPY = 12;
 export function stagedLineBound(head: Uint8Array, keyLength: number, valueLength: number): number {
   const longestNumbers = 11 + 20 + 21;
   return head.length + longestNumbers + OFFSET_FIELD.length + TIMESTAMP_FIELD.length + KEY_FIELD.length + Math.max(keyLength + 2, NULL_TEXT.length) + NO_HEADERS_FIELD.length + valueLength + 1;
+}
+
+/**
+ * The lines a worker's packer wrote, as they travel to the main thread: the whole buffer goes and
+ * stays while any of its records waits there, so one that grew (or is Node's shared pool slab)
+ * is copied to its size.
+ */
+export function travellingLines(out: LineWriter): Buffer | Uint8Array {
+  const written = out.done();
+  return written.byteLength * 8 < written.buffer.byteLength * 7 ? new Uint8Array(written) : written;
 }
 
 /** An append-only byte buffer that grows by doubling. */
@@ -140,7 +172,11 @@ export class LineWriter {
   /** Bytes [start, end) of `source`. */
   range(source: Uint8Array, start: number, end: number): void {
     this.reserve(end - start);
-    this.buffer.set(source.subarray(start, end), this.length);
+    if (end - start < SHORT_COPY) {
+      const buffer = this.buffer;
+      let at = this.length;
+      for (let i = start; i < end; i++) buffer[at++] = source[i] as number;
+    } else this.buffer.set(source.subarray(start, end), this.length);
     this.length += end - start;
   }
 
@@ -162,6 +198,16 @@ export class LineWriter {
       value = Math.floor(value / 10);
     }
     this.length += digits;
+  }
+
+  /** Drops what was appended from `size` on. */
+  rewind(size: number): void {
+    this.length = size;
+  }
+
+  /** Replaces the byte written at `at`. */
+  patch(at: number, value: number): void {
+    this.buffer[at] = value;
   }
 
   /** Appends `source` whole with the byte at `at` replaced by `replacement`. */

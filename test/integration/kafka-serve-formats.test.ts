@@ -54,7 +54,8 @@ describe('thund serve: Avro and Debezium values', () => {
       expect(rows).toEqual(orders);
       const letters = await readTable(pipeline, { namespace: table.namespace, name: 'orders_dead_letters' }, 'code, reason, "offset"::INTEGER AS "offset", "partition"');
       expect(letters.rows).toEqual([{ code: 'DECODE_FAILED', reason: 'schema id 99 is not in the schema registry', offset: 20, partition: 0 }]);
-      expect(registry.requests.filter((r) => r === 'GET /schemas/ids/7').length).toBe(1);
+      // Once for the service and once for its Kafka consumer's worker, which decodes the values into staged lines.
+      expect(registry.requests.filter((r) => r === 'GET /schemas/ids/7').length).toBe(2);
       const logText = logs.join('\n');
       expect(logText).toMatch(/"thund serve started".*"valueFormat":"avro"/);
       expect(logText).not.toContain('sr-Pa55-secret');

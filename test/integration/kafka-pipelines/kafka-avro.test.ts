@@ -82,7 +82,11 @@ it('types Avro fields by their writer schema\'s logical types', async () => {
     await producer.connect();
     await producer.send({
       topic,
-      messages: [0, 1, 2].map((i) => ({ key: String(i), value: wire.encode(8, { id: i, paid_at: at + i, day: 19_724 + i, amount: decimalBytes(1_234_567_890_123_456_789n + BigInt(i)) }) })),
+      messages: [
+        ...[0, 1, 2].map((i) => ({ key: String(i), value: wire.encode(8, { id: i, paid_at: at + i, day: 19_724 + i, amount: decimalBytes(1_234_567_890_123_456_789n + BigInt(i)) }) })),
+        // Cut short: the consumer's worker writes no line for it, and the main thread dead-letters it.
+        { key: 'cut', value: wire.encode(8, { id: 3, paid_at: at, day: 19_724, amount: decimalBytes(1n) }).subarray(0, 9) },
+      ],
     });
     await producer.disconnect();
     const spec = `pipeline: ${unique('avro_logical').replace(/-/g, '_')}
@@ -108,6 +112,8 @@ tables:
       [1, '2024-01-02 03:04:05.123457', '2024-01-03', '12345678901234567.90'],
       [2, '2024-01-02 03:04:05.123458', '2024-01-04', '12345678901234567.91'],
     ]);
+    const letters = await liveTableRows(place.opened, { namespace: ['lake'], name: 'payments_dead_letters' }, '"offset"::INTEGER, code, reason', 'ALL');
+    expect(letters).toEqual([[3, 'DECODE_FAILED', expect.stringMatching(/^bytes do not match Avro schema id 8: /)]]);
   } finally {
     await wire.registry.stop();
   }

@@ -7,7 +7,7 @@ import type { Batch, KafkaMessage } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import { JsonDecoder } from '../../../connectors/kafka/json-decoder.js';
 import { decodeRecords } from '../../../connectors/kafka/decode-records.js';
-import { packBatch, transferables, unpackBatch } from '../../../connectors/kafka/packed-batch.js';
+import { checkedJsonLines, packBatch, transferables, unpackBatch } from '../../../connectors/kafka/packed-batch.js';
 import { stagedLines, type JsonRecord } from '../../../src/engine/graph/streaming/batch-staging.js';
 import { decodedRecord } from './records.js';
 
@@ -22,7 +22,7 @@ const batch = { topic: 'orders', partition: 5, fetchedOffset: '40', messages, la
 
 describe('packed batches', () => {
   it('unpack to the records that were packed, with keys and values as views on one transferred buffer', () => {
-    const packed = packBatch(batch, 3, true);
+    const packed = packBatch(batch, 3, checkedJsonLines);
     expect(transferables(packed)).toHaveLength(7);
     const copy = structuredClone(packed, { transfer: transferables(packed) });
     expect(packed.bytes.byteLength).toBe(0);
@@ -53,8 +53,8 @@ describe('packed batches', () => {
 
   it('carry the JSON decoder’s own verdict on each value when asked to check, and none otherwise', () => {
     const decoder = new JsonDecoder();
-    const checked = unpackBatch(packBatch(batch, 0, true)).records;
-    const unchecked = unpackBatch(packBatch(batch, 0, false)).records;
+    const checked = unpackBatch(packBatch(batch, 0, checkedJsonLines)).records;
+    const unchecked = unpackBatch(packBatch(batch, 0)).records;
     expect(checked.map((r) => r.stageableJson)).toEqual(unchecked.map((r) => decoder.passesAsJson(r)));
     expect(checked.map((r) => r.stageableJson)).toEqual([true, false, false, false]);
     expect(unchecked.every((r) => r.stageableJson === undefined)).toBe(true);
@@ -77,7 +77,7 @@ describe('staged lines written while packing', () => {
   const jsonBatch = { topic: 'or"ders', partition: 7, fetchedOffset: '0', messages: jsonMessages, lastOffset: () => '9007199254740995' } as unknown as Batch;
 
   it('are the lines the engine writes for the same records, copied in runs around a value without one', () => {
-    const packed = packBatch(jsonBatch, 0, true);
+    const packed = packBatch(jsonBatch, 0, checkedJsonLines);
     const fetched = decodeRecords(new JsonDecoder(), unpackBatch(structuredClone(packed, { transfer: transferables(packed) })).records).records as JsonRecord[];
     expect(fetched.map((r) => r.stagedLine !== undefined)).toEqual([true, true, true, false, true, true]);
     // The same records without their lines: the engine writes each line itself.
@@ -93,12 +93,12 @@ describe('staged lines written while packing', () => {
   });
 
   it('travel in a lines buffer no larger than the lines, even when a value fails the check or a key needs escaping', () => {
-    const lines = packBatch(jsonBatch, 0, true).json?.lines as Uint8Array;
+    const lines = packBatch(jsonBatch, 0, checkedJsonLines).json?.lines as Uint8Array;
     expect(lines.buffer.byteLength).toBeLessThan(lines.byteLength * 1.15);
   });
 
   it('keep each value exactly as fetched, its size and its top-level field names', () => {
-    const records = unpackBatch(packBatch(jsonBatch, 0, true)).records;
+    const records = unpackBatch(packBatch(jsonBatch, 0, checkedJsonLines)).records;
     expect(records.map((r) => r.value?.toString('utf8'))).toEqual(values);
     // A value kept in its staged line counts as the line, which is what the record holds.
     expect(records.map((r) => r.byteLength)).toEqual(records.map((r, i) => (jsonMessages[i]?.key?.length ?? 0) + (r.stagedLine === undefined ? (jsonMessages[i]?.value?.length ?? 0) : (r.stagedLine.end - r.stagedLine.start))));

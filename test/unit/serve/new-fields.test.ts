@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { JsonDecoder } from '../../../connectors/kafka/json-decoder.js';
 import type { Batch, KafkaMessage } from 'kafkajs';
 import { decodeRecords } from '../../../connectors/kafka/decode-records.js';
-import { packBatch, unpackBatch } from '../../../connectors/kafka/packed-batch.js';
+import { checkedJsonLines, packBatch, unpackBatch } from '../../../connectors/kafka/packed-batch.js';
 import type { JsonRecord } from '../../../src/engine/graph/streaming/batch-staging.js';
 import { hasFieldsOutside } from '../../../src/engine/graph/streaming/new-fields.js';
 import { decodedRecord, rawRecord } from '../kafka/records.js';
@@ -21,7 +21,7 @@ describe('hasFieldsOutside', () => {
     const message = (offset: number, value: string): KafkaMessage => ({ offset: String(offset), timestamp: '1', key: null, value: Buffer.from(value), attributes: 0 }) as KafkaMessage;
     const packed = (values: string[]): JsonRecord[] => {
       const batch = { topic: 't', partition: 0, fetchedOffset: '0', messages: values.map((v, i) => message(i, v)), lastOffset: () => String(values.length - 1) } as unknown as Batch;
-      return decodeRecords(new JsonDecoder(), unpackBatch(packBatch(batch, 0, true)).records).records as JsonRecord[];
+      return decodeRecords(new JsonDecoder(), unpackBatch(packBatch(batch, 0, checkedJsonLines)).records).records as JsonRecord[];
     };
     const same = packed(['{"id":1,"name":"a"}', '{"id":2,"name":"b"}', '{"name":"c","id":3}']);
     expect(same[0]?.fieldNames).toBe(same[2]?.fieldNames);

@@ -5,9 +5,10 @@
  * appendDataChunk, needs every column's type before the batch is read (nested JSON included).
  * Each row carries the value's fields plus the record's coordinates in the reserved columns
  * below (the line format is connectors/kafka/staged-line.ts). A record whose value is checked
- * JSON usually comes with its line written by the Kafka consumer's worker, and runs of them are
- * copied whole; other checked values are written as their fetched bytes behind the coordinates,
- * and the rest (Avro, Debezium rows, JSON that needed parsing) serialised with JSON.stringify.
+ * JSON or Avro usually comes with its line written by the Kafka consumer's worker, and runs of
+ * them are copied whole; other checked values are written as their fetched bytes behind the
+ * coordinates, and the rest (Debezium rows, JSON that needed parsing, Avro values the worker
+ * left to the decoder) serialised with JSON.stringify.
  * With known column types the reader casts to them; otherwise it detects types over the whole
  * batch.
  */

@@ -20,6 +20,7 @@ import { formatOrigin } from '../../../pipeline/ir/origin.js';
 import { HEADERS_COLUMN, reservedFieldOf, stageRecords, type JsonRecord } from './batch-staging.js';
 import { applyDeclaredColumns } from './declared-columns.js';
 import { LearnedColumns } from './learned-columns.js';
+import { hasFieldsOutside } from './new-fields.js';
 import { DeadLetterSink } from './dead-letter-sink.js';
 import { flowFailureToDeadLetter } from './dead-letters.js';
 import type { FlowContext } from '../flow-context.js';
@@ -146,10 +147,11 @@ async function stageBatch(
     }
     return { rows: 0, misfits: [] };
   }
-  // Fields the writer schemas type (Avro logical types) are read as those types; the others as DuckDB detects them.
+  // Fields the writer schemas type (Avro logical types) are read as those types; the others as DuckDB
+  // detects them, which takes a pass over the batch only when it has such fields.
   const staging = { session, records, table: relation, tempDir: context.tempDir, withHeaders: true };
   if (valueTypes === undefined) await learned.stage(staging);
-  else await stageRecords({ ...staging, columns: valueTypes, readOtherFields: true });
+  else await stageRecords({ ...staging, columns: valueTypes, readOtherFields: hasFieldsOutside(records, valueTypes.keys()) });
   if (source.schema === undefined) return { rows: records.length, misfits: [] };
   const misfitRows = await applyDeclaredColumns(session, relation, source.schema);
   const byPosition = new Map(records.map((r) => [`${r.partition}/${r.offset}`, r]));

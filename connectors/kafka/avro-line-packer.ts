@@ -1,0 +1,117 @@
+/**
+ * Confluent Avro values decoded in the Kafka consumer's worker thread straight into the lines the
+ * engine stages (staged-line.ts), with no object per record on either thread: each writer schema
+ * (fetched by the decoder the main thread runs, with a registry client of the worker's own) is
+ * compiled into a writer of the JSON text the decoder's value stages as (avro-json-writer.ts). A
+ * value the writer gives up on, of a schema that is unusable or has a field named like a
+ * coordinate column, gets no line: the main thread decodes it and lands it, or dead-letters it
+ * with its reason, as it would without the worker. Every value's fetched bytes travel too, for
+ * dead letters and the writer schemas' column types.
+ */
+import type { Batch, KafkaMessage } from 'kafkajs';
+import { RECORD_COORDINATE_FIELDS, type RecordHeader } from '../streaming-source.js';
+import { ConfluentAvroDecoder } from './avro-decoder.js';
+import { compileAvroJsonWriter, type AvroJsonWriter } from './avro-json-writer.js';
+import { CONFLUENT_MAGIC_BYTE, CONFLUENT_HEADER_BYTES } from './confluent-wire.js';
+import type { LinePacker, LinePackerFactory, PackedDecodedLines } from './packed-batch.js';
+import { SchemaRegistryClient, type SchemaRegistryOptions } from './schema-registry-client.js';
+import { LineWriter, topicHead, travellingLines, writeValueLine } from './staged-line.js';
+
+interface SchemaLines {
+  readonly write: AvroJsonWriter;
+  readonly fieldNames: readonly string[];
+}
+
+export class AvroLineStager {
+  private readonly decoder: ConfluentAvroDecoder;
+  /** By registry id; null: values of that schema get no line. */
+  private readonly schemas = new Map<number, SchemaLines | null>();
+
+  constructor(registry: SchemaRegistryOptions) {
+    this.decoder = new ConfluentAvroDecoder(new SchemaRegistryClient(registry));
+  }
+
+  /**
+   * The packer of this batch's lines once its writer schemas are fetched; none when the registry
+   * fails, so the main thread decodes the batch and reports the failure as it does without the worker.
+   */
+  async linesOf(batch: Batch): Promise<LinePackerFactory | undefined> {
+    const ids = new Set<number>();
+    for (const m of batch.messages) {
+      const id = schemaIdOf(m.value);
+      if (id !== undefined && !this.schemas.has(id)) ids.add(id);
+    }
+    if (ids.size > 0) {
+      try {
+        await this.decoder.prepareIds(ids);
+      } catch {
+        return undefined;
+      }
+      for (const id of ids) this.schemas.set(id, this.compile(id));
+    }
+    return (prepared) => new AvroLinePacker(prepared, this.schemas);
+  }
+
+  private compile(id: number): SchemaLines | null {
+    const schema = this.decoder.preparedSchema(id);
+    const fieldNames = [...(schema?.node.fields?.keys() ?? [])];
+    if (schema === undefined || fieldNames.some((name) => (RECORD_COORDINATE_FIELDS as readonly string[]).includes(name))) return null;
+    return { write: compileAvroJsonWriter(schema.type, schema.node), fieldNames };
+  }
+}
+
+class AvroLinePacker implements LinePacker {
+  private readonly out: LineWriter;
+  private readonly head: Buffer;
+  private readonly starts: Int32Array;
+  private readonly ends: Int32Array;
+  private readonly fieldNames = new Set<string>();
+  private readonly named = new Set<SchemaLines>();
+
+  constructor(
+    private readonly batch: Batch,
+    private readonly schemas: ReadonlyMap<number, SchemaLines | null>,
+  ) {
+    let total = 0;
+    for (const m of batch.messages) total += 2 * (m.value?.length ?? 0) + (m.key?.length ?? 0) + 128;
+    this.out = new LineWriter(total);
+    this.head = topicHead(batch.topic);
+    this.starts = new Int32Array(batch.messages.length).fill(-1);
+    this.ends = new Int32Array(batch.messages.length);
+  }
+
+  /** Writes the value's line when it decodes; the value stays in the packed bytes either way. */
+  takesValue(index: number, m: KafkaMessage, timestampMs: number, headers: readonly RecordHeader[]): boolean {
+    const value = m.value as Buffer;
+    const id = schemaIdOf(value);
+    const schema = id === undefined ? undefined : this.schemas.get(id);
+    if (schema === undefined || schema === null) return false;
+    const start = this.out.size;
+    const line = { partition: this.batch.partition, offset: m.offset, timestampMs, key: m.key ?? null, headers };
+    let written: boolean;
+    try {
+      written = writeValueLine(this.out, this.head, line, (out) => schema.write(value, CONFLUENT_HEADER_BYTES, out));
+    } catch {
+      // avsc refused the bytes or a logical value is out of range: the decoder gives the reason.
+      this.out.rewind(start);
+      written = false;
+    }
+    if (!written) return false;
+    if (!this.named.has(schema)) {
+      this.named.add(schema);
+      for (const name of schema.fieldNames) this.fieldNames.add(name);
+    }
+    this.starts[index] = start;
+    this.ends[index] = this.out.size;
+    return false;
+  }
+
+  done(): PackedDecodedLines {
+    return { kind: 'decoded', lines: travellingLines(this.out), starts: this.starts, ends: this.ends, fieldNames: [...this.fieldNames] };
+  }
+}
+
+/** The registry id in a Confluent header; undefined for a value without one. */
+function schemaIdOf(value: Buffer | null): number | undefined {
+  return value !== null && value.length >= CONFLUENT_HEADER_BYTES && value[0] === CONFLUENT_MAGIC_BYTE ? value.readUInt32BE(1) : undefined;
+}
