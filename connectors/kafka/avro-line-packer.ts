@@ -15,11 +15,13 @@ import { compileAvroJsonWriter, type AvroJsonWriter } from './avro-json-writer.j
 import { CONFLUENT_MAGIC_BYTE, CONFLUENT_HEADER_BYTES } from './confluent-wire.js';
 import type { LinePacker, LinePackerFactory, PackedDecodedLines } from './packed-batch.js';
 import { SchemaRegistryClient, type SchemaRegistryOptions } from './schema-registry-client.js';
-import { LineWriter, topicHead, travellingLines, writeValueLine } from './staged-line.js';
+import { LineWriter, stagedLineBound, topicHead, travellingLines, writeValueLine } from './staged-line.js';
 
 interface SchemaLines {
   readonly write: AvroJsonWriter;
   readonly fieldNames: readonly string[];
+  /** The JSON text a value's top-level field names add besides its values: `"name":` and a comma each. */
+  readonly namesBytes: number;
 }
 
 export class AvroLineStager {
@@ -56,7 +58,7 @@ export class AvroLineStager {
     const schema = this.decoder.preparedSchema(id);
     const fieldNames = [...(schema?.node.fields?.keys() ?? [])];
     if (schema === undefined || fieldNames.some((name) => (RECORD_COORDINATE_FIELDS as readonly string[]).includes(name))) return null;
-    return { write: compileAvroJsonWriter(schema.type, schema.node), fieldNames };
+    return { write: compileAvroJsonWriter(schema.type, schema.node), fieldNames, namesBytes: fieldNames.reduce((sum, name) => sum + Buffer.byteLength(name) + 4, 0) };
   }
 }
 
@@ -72,10 +74,15 @@ class AvroLinePacker implements LinePacker {
     private readonly batch: Batch,
     private readonly schemas: ReadonlyMap<number, SchemaLines | null>,
   ) {
-    let total = 0;
-    for (const m of batch.messages) total += 2 * (m.value?.length ?? 0) + (m.key?.length ?? 0) + 128;
-    this.out = new LineWriter(total);
     this.head = topicHead(batch.topic);
+    // Decoded text is about twice the binary values plus the field names; a line that does not fit grows the buffer.
+    let total = 0;
+    for (const m of batch.messages) {
+      const id = schemaIdOf(m.value);
+      const namesBytes = id === undefined ? 0 : (schemas.get(id)?.namesBytes ?? 0);
+      total += stagedLineBound(this.head, m.key?.length ?? 0, 2 * (m.value?.length ?? 0) + namesBytes);
+    }
+    this.out = new LineWriter(total);
     this.starts = new Int32Array(batch.messages.length).fill(-1);
     this.ends = new Int32Array(batch.messages.length);
   }

@@ -16,7 +16,7 @@ import { KafkaSource } from './kafka-source.js';
 import { KafkaSourceError } from './kafka-source-error.js';
 import type { WorkerConsumerOptions } from './kafka-worker-messages.js';
 import { kafkaJs, kafkaJsPartitionBounds, type KafkaJsClientOptions } from './kafkajs-consumer.js';
-import { DEFAULT_READ_AHEAD_BYTES, type PipelineKafkaSource } from './pipeline-source-options.js';
+import type { PipelineKafkaSource } from './pipeline-source-options.js';
 import { WorkerConsumerClient } from './worker-consumer-client.js';
 
 type JsonSourceRecord = SourceRecord<Record<string, unknown>>;
@@ -269,7 +269,7 @@ export class KafkaOffsetStream implements OffsetStream {
     const options: WorkerConsumerOptions = { ...this.clientOptions, checkJson: settings.checkJson, ...(settings.avroRegistry === undefined ? {} : { avroRegistry: settings.avroRegistry }) };
     const client = this.options.client?.(options) ?? new WorkerConsumerClient(options);
     const partitions = Math.max(1, this.lastBounds.size);
-    const maxBufferedBytesPerPartition = Math.min(MAX_READ_AHEAD_PER_PARTITION, Math.max(MIN_READ_AHEAD_PER_PARTITION, Math.floor((settings.readAheadBytes ?? DEFAULT_READ_AHEAD_BYTES) / partitions)));
+    const maxBufferedBytesPerPartition = Math.min(MAX_READ_AHEAD_PER_PARTITION, Math.max(MIN_READ_AHEAD_PER_PARTITION, Math.floor(settings.readAheadBytes / partitions)));
     const source = new KafkaSource<Record<string, unknown>>({ topics: settings.topics, decoder: settings.decoder, client, maxBufferedBytesPerPartition });
     const { onAssignment, reader } = this.options;
     if (onAssignment !== undefined) {

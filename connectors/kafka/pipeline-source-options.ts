@@ -69,8 +69,8 @@ export interface PipelineKafkaSource {
   readonly consumerGroup?: string;
   readonly sessionTimeoutMs?: number;
   readonly clientId?: string;
-  /** Bytes fetched ahead of the reads, over all partitions (default DEFAULT_READ_AHEAD_BYTES). */
-  readonly readAheadBytes?: number;
+  /** Bytes fetched ahead of the reads, over all partitions (read_ahead_bytes; default DEFAULT_READ_AHEAD_BYTES). */
+  readonly readAheadBytes: number;
 }
 
 export const DEFAULT_READ_AHEAD_BYTES = 16 * 1024 * 1024;
@@ -133,7 +133,7 @@ export function pipelineKafkaSource(source: SourceDataset, env: Env = process.en
     ...(options.consumer_group === undefined ? {} : { consumerGroup: options.consumer_group }),
     ...(options.session_timeout_ms === undefined ? {} : { sessionTimeoutMs: options.session_timeout_ms }),
     ...(options.client_id === undefined ? {} : { clientId: options.client_id }),
-    ...(options.read_ahead_bytes === undefined ? {} : { readAheadBytes: options.read_ahead_bytes }),
+    readAheadBytes: options.read_ahead_bytes ?? DEFAULT_READ_AHEAD_BYTES,
   };
 }
 

@@ -26,7 +26,7 @@ beforeEach(() => {
     { partition: 0, low: 0n, high: 100n },
     { partition: 1, low: 0n, high: 100n },
   ]);
-  stream = new KafkaOffsetStream({ settings: { topics: ['t'], brokers: ['127.0.0.1:1'], decoder: new JsonDecoder(), checkJson: true }, reader: 'p.f', client: () => fake });
+  stream = new KafkaOffsetStream({ settings: { topics: ['t'], brokers: ['127.0.0.1:1'], decoder: new JsonDecoder(), checkJson: true, readAheadBytes: 16 * 1024 * 1024 }, reader: 'p.f', client: () => fake });
 });
 afterEach(async () => {
   await stream.close();
