@@ -14,6 +14,8 @@ import { END_AT, OP_COLUMN, SEQUENCE_COLUMN, START_AT, type ApplyChangesOptions 
 import { equalValues, identList } from './sql.js';
 
 export interface InOrderTables {
+  /** The keys of the events the shortcut does not take. */
+  readonly others: string;
   /** The batch's events the shortcut does not take (all columns of the normalized changes). */
   readonly rest: string;
   /** The taken events joined with their key's current version. */
@@ -45,22 +47,26 @@ export async function splitInOrderEvents(
     ...args.history.map((table) => `SELECT max(${seq}) FROM ${quoteIdentifier(table)}`),
   ].join(' UNION ALL ');
   const current = (c: string): string => quoteIdentifier(`__current_${c}`);
+  const input = quoteIdentifier(args.input);
+  const others = quoteIdentifier(args.tables.others);
+  // The keys left to the rebuild are few, so both sides of the split probe a small hash table.
+  await session.run(
+    `CREATE OR REPLACE TEMP TABLE ${others} AS
+     WITH watermark AS (SELECT max(m) AS m FROM (${highest}))
+     SELECT ${identList(keys)} FROM ${input} GROUP BY ${identList(keys)}
+     HAVING count(*) > 1 OR min(${seq}) <= (SELECT m FROM watermark)`,
+  );
   await session.run(
     `CREATE OR REPLACE TEMP TABLE ${quoteIdentifier(args.tables.taken)} AS
-     WITH watermark AS (SELECT max(m) AS m FROM (${highest})),
-     single AS (
-       SELECT ${identList(keys, 'c.')}, ${data.map((c) => `any_value(c.${quoteIdentifier(c)}) AS ${quoteIdentifier(c)}, `).join('')}
-              any_value(c.${seq}) AS ${seq}, any_value(c.${op}) AS ${op}
-       FROM ${quoteIdentifier(args.input)} c, watermark w GROUP BY ${identList(keys, 'c.')}
-       HAVING count(*) = 1 AND (any_value(w.m) IS NULL OR min(c.${seq}) > any_value(w.m)))
      SELECT e.*, s.${start} IS NOT NULL AS __has_current, s.${start} AS ${current(START_AT)},
             ${data.map((c) => `s.${quoteIdentifier(c)} AS ${current(c)}`).join(', ') || 'NULL AS __no_data'},
             s.${start} IS NOT NULL AND (e.${op} = 'delete'${data.map((c) => ` OR e.${quoteIdentifier(c)} IS DISTINCT FROM s.${quoteIdentifier(c)}`).join('')}) AS __closes_current
-     FROM single e LEFT JOIN (SELECT * FROM ${state} WHERE ${end} IS NULL) s ON ${equalValues(keys, 's', 'e')}`,
+     FROM (SELECT * FROM ${input} c WHERE NOT EXISTS (SELECT 1 FROM ${others} k WHERE ${equalValues(keys, 'k', 'c')})) e
+     LEFT JOIN (SELECT * FROM ${state} WHERE ${end} IS NULL) s ON ${equalValues(keys, 's', 'e')}`,
   );
   await session.run(
-    `CREATE OR REPLACE TEMP TABLE ${quoteIdentifier(args.tables.rest)} AS SELECT * FROM ${quoteIdentifier(args.input)} c
-     WHERE NOT EXISTS (SELECT 1 FROM ${quoteIdentifier(args.tables.taken)} e WHERE ${equalValues(keys, 'e', 'c')})`,
+    `CREATE OR REPLACE TEMP TABLE ${quoteIdentifier(args.tables.rest)} AS SELECT * FROM ${input} c
+     WHERE EXISTS (SELECT 1 FROM ${others} k WHERE ${equalValues(keys, 'k', 'c')})`,
   );
 }
 

@@ -94,7 +94,7 @@ export async function computeScd2(
   if (truncate > 0) throw new InvalidInputError('Truncate events are only supported with SCD type 1', { context: { events: truncate } });
 
   // Events later than the whole history, one per key, skip the rebuild (scd2-in-order.ts).
-  const shortcut = takesInOrderEvents(options, data, tracked) ? { rest: `${prefix}__rest`, taken: `${prefix}__in_order` } : undefined;
+  const shortcut = takesInOrderEvents(options, data, tracked) ? { others: `${prefix}__rebuilt_keys`, rest: `${prefix}__rest`, taken: `${prefix}__in_order` } : undefined;
   if (shortcut !== undefined) {
     const historyTables = history === undefined ? [] : [history.tombstones, history.absorbed];
     await splitInOrderEvents(session, { state, input: changes.relation, columns: cols, keys, history: historyTables, tables: shortcut });
