@@ -210,6 +210,8 @@ export async function computeScd2(
       deleteEvents: `${prefix}__delete_events`,
       absorbedEvents: `${prefix}__absorbed_events`,
     });
+    // The split is as large as the batch: freed now rather than kept until the next batch replaces it.
+    await session.run(Object.values(shortcut).map((table) => `DROP TABLE ${quoteIdentifier(table)};`).join(' '));
   }
   const events = await countRows(session, quoteIdentifier(changes.relation));
   return {
