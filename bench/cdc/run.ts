@@ -55,17 +55,24 @@ for (let b = 0; b < batches; b++) await session.run(`CREATE TABLE batch_${b} AS 
 
 const options = { keys: ['id'], sequenceBy: 'source.lsn', format: { kind: 'debezium' as const }, storedAsScdType: 2 as const };
 const operator = new ApplyChanges(session, 'bench', options);
+const cpuSeconds = (since: NodeJS.CpuUsage): number => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1e6;
+};
 const started = performance.now();
+const operatorCpu = process.cpuUsage();
 let ignored = 0;
 for (let b = 0; b < batches; b++) {
   const { stats } = await operator.processBatch(`batch_${b}`);
   ignored += stats.ignoredEvents;
 }
 const operatorSeconds = (performance.now() - started) / 1000;
+const operatorCpuSeconds = cpuSeconds(operatorCpu);
 
 // The floor: the same SCD2 rules (a version opens after nothing, after a delete, or when a value
 // changes; it ends at the key's next event) as one statement over all events at once.
 const floorStarted = performance.now();
+const floorCpu = process.cpuUsage();
 await session.run(
   `CREATE TABLE floor AS
    WITH flat AS (
@@ -84,6 +91,7 @@ await session.run(
    FROM numbered WHERE kind = 'upsert' GROUP BY id, version`,
 );
 const floorSeconds = (performance.now() - floorStarted) / 1000;
+const floorCpuSeconds = cpuSeconds(floorCpu);
 await session.run('DROP TABLE events');
 
 // End to end: the same batches through the apply-changes sink into an Iceberg SCD2 table.
@@ -121,8 +129,10 @@ const sink = await createApplyChangesSink({
   progress: () => undefined,
 });
 const sinkStarted = performance.now();
+const sinkCpu = process.cpuUsage();
 for (let b = 0; b < batches; b++) await sink.write(`batch_${b}`, { 'thund.checkpoint.customers_history': `batch-${b}` });
 const sinkSeconds = (performance.now() - sinkStarted) / 1000;
+const sinkCpuSeconds = cpuSeconds(sinkCpu);
 for (let b = 0; b < batches; b++) await session.run(`DROP TABLE batch_${b}`);
 const { metadata } = await catalog.loadTable({ namespace: ['lake'], name: 'customers_history' });
 const landed = await openTableRows({ session, io, metadata });
@@ -144,10 +154,11 @@ session.close();
 
 const rate = (seconds: number): string => `${Math.round(changes / seconds).toLocaleString('en-US')} rows/s`;
 console.log(`changes: ${changes.toLocaleString('en-US')} over ${keys.toLocaleString('en-US')} keys, ${batches} batches; ${late?.['n']} events arrive in a later batch; ${ignored} ignored as redelivered`);
-console.log(`operator (SCD2, ${batches} micro-batches): ${operatorSeconds.toFixed(2)} s, ${rate(operatorSeconds)}`);
-console.log(`floor (one DuckDB statement):          ${floorSeconds.toFixed(2)} s, ${rate(floorSeconds)}`);
-console.log(`end to end (sink → Iceberg, ${batches} snapshots): ${sinkSeconds.toFixed(2)} s, ${rate(sinkSeconds)}`);
-console.log(`ratio operator/floor: ${(floorSeconds / operatorSeconds).toFixed(2)}; end to end/floor: ${(floorSeconds / sinkSeconds).toFixed(2)}`);
+const cpu = (seconds: number): string => `${seconds.toFixed(2)} CPU s`;
+console.log(`operator (SCD2, ${batches} micro-batches): ${operatorSeconds.toFixed(2)} s, ${rate(operatorSeconds)}; ${cpu(operatorCpuSeconds)}`);
+console.log(`floor (one DuckDB statement):          ${floorSeconds.toFixed(2)} s, ${rate(floorSeconds)}; ${cpu(floorCpuSeconds)}`);
+console.log(`end to end (sink → Iceberg, ${batches} snapshots): ${sinkSeconds.toFixed(2)} s, ${rate(sinkSeconds)}; ${cpu(sinkCpuSeconds)}`);
+console.log(`ratio operator/floor: ${(floorSeconds / operatorSeconds).toFixed(2)} wall, ${(floorCpuSeconds / operatorCpuSeconds).toFixed(2)} CPU; end to end/floor: ${(floorSeconds / sinkSeconds).toFixed(2)} wall, ${(floorCpuSeconds / sinkCpuSeconds).toFixed(2)} CPU`);
 console.log(`result rows: operator ${check?.['operator_rows']}, floor ${check?.['floor_rows']}, current ${check?.['current_rows']}, Iceberg ${check?.['sink_rows']}; differing: ${check?.['only_operator']} / ${check?.['only_floor']}, Iceberg ${check?.['only_sink']} / ${check?.['floor_not_landed']}`);
 console.log(`peak RSS: ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`);
 if (check?.['only_operator'] !== 0 || check?.['only_floor'] !== 0 || check?.['only_sink'] !== 0 || check?.['floor_not_landed'] !== 0) {

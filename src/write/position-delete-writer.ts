@@ -58,8 +58,9 @@ export async function writePositionDeletes(request: PositionDeleteWriteRequest):
   const groupsTable = `__thund_delete_groups_${writeId.replaceAll('-', '')}`;
   try {
     await mkdir(stagingDir, { recursive: true });
-    await request.session.run(`CREATE TEMP TABLE ${groupsTable} (file_path VARCHAR, grp INTEGER)`);
-    const rows = request.groups.flatMap((group, i) => group.dataFilePaths.map((path) => `(${quoteLiteral(path)}, ${i})`));
+    await request.session.run(`CREATE TEMP TABLE ${groupsTable} (file_path VARCHAR, grp INTEGER, path_rank INTEGER)`);
+    const ranks = pathRanks(request.groups.flatMap((group) => group.dataFilePaths));
+    const rows = request.groups.flatMap((group, i) => group.dataFilePaths.map((path) => `(${quoteLiteral(path)}, ${i}, ${ranks.get(path)})`));
     for (let i = 0; i < rows.length; i += 1000) {
       await request.session.run(`INSERT INTO ${groupsTable} VALUES ${rows.slice(i, i + 1000).join(', ')}`);
     }
@@ -86,11 +87,20 @@ export async function writePositionDeletes(request: PositionDeleteWriteRequest):
   }
 }
 
+/**
+ * Each path's place in the order the spec sorts delete rows by (file_path as UTF-8 bytes), so the
+ * rows sort by an integer rather than by comparing long paths that share their prefix.
+ */
+function pathRanks(paths: readonly string[]): Map<string, number> {
+  const sorted = [...new Set(paths)].sort((a, b) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8')));
+  return new Map(sorted.map((path, rank) => [path, rank]));
+}
+
 async function copyGroup(request: PositionDeleteWriteRequest, groupsTable: string, index: number, path: string): Promise<CopyStatsRow> {
   const settings = writeProperties(request.properties);
   const query =
     `SELECT p.file_path, CAST(p.pos AS BIGINT) AS pos FROM ${request.positions} p ` +
-    `JOIN ${groupsTable} g ON g.file_path = p.file_path WHERE g.grp = ${index} ORDER BY p.file_path, p.pos`;
+    `JOIN ${groupsTable} g ON g.file_path = p.file_path WHERE g.grp = ${index} ORDER BY g.path_rank, p.pos`;
   const options = [
     'FORMAT parquet',
     `COMPRESSION ${settings.compressionCodec}`,

@@ -26,6 +26,7 @@ import { quoteIdentifier, type DuckDbSession } from '../../duckdb/session.js';
 import { END_AT, OP_COLUMN, SEQUENCE_COLUMN, START_AT, type ApplyChangesOptions } from './cdc-options.js';
 import type { ChangeSet, ChangeStats } from './change-set.js';
 import type { NormalizedChanges } from './cdc-normalize.js';
+import { addInOrderChanges, splitInOrderEvents, takesInOrderEvents } from './scd2-in-order.js';
 import { countRows, equalValues, identList } from './sql.js';
 
 export interface Scd2Result {
@@ -86,12 +87,19 @@ export async function computeScd2(
   const op = quoteIdentifier(OP_COLUMN);
   const start = quoteIdentifier(START_AT);
   const end = quoteIdentifier(END_AT);
-  const input = quoteIdentifier(changes.relation);
   const keyList = identList(keys);
   const byKey = `PARTITION BY ${keyList}`;
 
-  const truncate = await countRows(session, input, `${op} = 'truncate'`);
+  const truncate = await countRows(session, quoteIdentifier(changes.relation), `${op} = 'truncate'`);
   if (truncate > 0) throw new InvalidInputError('Truncate events are only supported with SCD type 1', { context: { events: truncate } });
+
+  // Events later than the whole history, one per key, skip the rebuild (scd2-in-order.ts).
+  const shortcut = takesInOrderEvents(options, data, tracked) ? { others: `${prefix}__rebuilt_keys`, rest: `${prefix}__rest`, taken: `${prefix}__in_order` } : undefined;
+  if (shortcut !== undefined) {
+    const historyTables = history === undefined ? [] : [history.tombstones, history.absorbed];
+    await splitInOrderEvents(session, { state, input: changes.relation, columns: cols, keys, history: historyTables, tables: shortcut });
+  }
+  const input = quoteIdentifier(shortcut?.rest ?? changes.relation);
 
   // Versions that ended before a key's earliest event in this batch cannot change, so only the
   // rest of each history is rebuilt: the versions still open at that event (old), from the start
@@ -191,7 +199,21 @@ export async function computeScd2(
      UNION ALL SELECT ${identList(keys)}, ${data.map((c) => `${quoteIdentifier(`__first_${c}`)}, `).join('')}${start} FROM ${t('rebuilt')}
      WHERE NOT __replay AND (${unlike || 'FALSE'})`,
   );
-  const events = await countRows(session, input);
+  const taken = shortcut === undefined ? 0 : await countRows(session, quoteIdentifier(shortcut.taken));
+  if (shortcut !== undefined) {
+    await addInOrderChanges(session, {
+      taken: shortcut.taken,
+      columns: cols,
+      keys,
+      deletes: `${prefix}__deletes`,
+      inserts: `${prefix}__inserts`,
+      deleteEvents: `${prefix}__delete_events`,
+      absorbedEvents: `${prefix}__absorbed_events`,
+    });
+    // The split is as large as the batch: freed now rather than kept until the next batch replaces it.
+    await session.run(Object.values(shortcut).map((table) => `DROP TABLE ${quoteIdentifier(table)};`).join(' '));
+  }
+  const events = await countRows(session, quoteIdentifier(changes.relation));
   return {
     changeSet: { deletes: `${prefix}__deletes`, inserts: `${prefix}__inserts`, deleteKeyColumns: [...keys, START_AT] },
     deleteEvents: `${prefix}__delete_events`,
@@ -199,7 +221,7 @@ export async function computeScd2(
     rebuiltFrom: `${prefix}__rebuilt_from`,
     stats: {
       events,
-      ignoredEvents: events - (await countRows(session, t('timeline'), '__fresh')),
+      ignoredEvents: events - taken - (await countRows(session, t('timeline'), '__fresh')),
       deletedRows: await countRows(session, t('deletes')),
       insertedRows: await countRows(session, t('inserts')),
     },
