@@ -12,8 +12,10 @@ export interface SourceConnector {
   /**
    * A short text that changes whenever the data the source would read changes (for Parquet: the
    * matched files' names, sizes and modification times). Absent when the connector cannot tell.
+   * `session` is opened only when DuckDB is needed to tell (a run that finds everything up to date
+   * may then never start DuckDB).
    */
-  fingerprint?(session: DuckDbSession, source: SourceDataset): Promise<string>;
+  fingerprint?(session: () => Promise<DuckDbSession>, source: SourceDataset): Promise<string>;
 }
 
 /**

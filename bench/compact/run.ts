@@ -50,7 +50,7 @@ const { values } = parseArgs({
 const fileCount = Number(values.files);
 const rowsPerFile = Number(values['rows-per-file']);
 if (!(fileCount > 0 && rowsPerFile > 0)) throw new Error('--files and --rows-per-file must be positive');
-const CLI = resolve(import.meta.dirname, '../../dist/src/app/cli.js');
+const CLI = resolve(import.meta.dirname, '../../dist/bin/thund.js');
 if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
 
 const work = await mkdtemp(join(tmpdir(), 'thund-bench-compact-'));

@@ -46,7 +46,7 @@ const events = Number(values.records);
 const keys = Math.min(Number(values.keys), events);
 const batchRecords = Number(values['batch-records']);
 const PARTITIONS = 6;
-const CLI = join(import.meta.dirname, '../../dist/src/app/cli.js');
+const CLI = join(import.meta.dirname, '../../dist/bin/thund.js');
 if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
 
 interface EngineResult {

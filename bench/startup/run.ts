@@ -19,7 +19,7 @@ import { parseArgs } from 'node:util';
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' } } });
 const runs = Number(values.runs);
 const root = resolve(import.meta.dirname, '../..');
-const CLI = join(root, 'dist/src/app/cli.js');
+const CLI = join(root, 'dist/bin/thund.js');
 const QUICKSTART = join(root, 'examples/quickstart/pipeline.yaml');
 if (!existsSync(CLI)) {
   console.error(`bench:startup times the built CLI, but ${CLI} is missing: run npm run build first`);

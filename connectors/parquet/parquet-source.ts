@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
+import path from 'node:path';
 import { InvalidInputError } from '../../src/errors.js';
 import { duckDbMessage, quoteIdentifier, quoteLiteral, type DuckDbSession } from '../../src/duckdb/session.js';
 import type { SourceDataset } from '../../src/pipeline/ir/dataset.js';
@@ -114,16 +115,24 @@ export function createParquetSourceConnector(options: ParquetSourceConnectorOpti
 }
 
 /** sha256 over the matched local files' paths, sizes and modification times. */
-async function localFingerprint(session: DuckDbSession, name: string, patterns: readonly string[]): Promise<string> {
+async function localFingerprint(session: () => Promise<DuckDbSession>, name: string, patterns: readonly string[]): Promise<string> {
   const parts: string[] = [];
   for (const pattern of patterns) parts.push(...(await localEntries(session, name, pattern)));
   return digest(parts.sort());
 }
 
-/** One `path, size, mtime` entry per local file the pattern matches. */
-async function localEntries(session: DuckDbSession, name: string, pattern: string): Promise<string[]> {
-  await requireLocalMatch(session, name, pattern);
-  const rows = await session.queryJson(`SELECT file FROM glob(${quoteLiteral(pattern)})`);
+/** One `path, size, mtime` entry per local file the pattern matches (as DuckDB's glob matches). */
+async function localEntries(session: () => Promise<DuckDbSession>, name: string, pattern: string): Promise<string[]> {
+  if (isPlainPath(pattern)) {
+    // DuckDB's glob of a path without wildcards is that path, verbatim, when it names a regular
+    // file (symbolic links followed), and nothing otherwise: stat answers the same without DuckDB.
+    const info = await stat(pattern).catch(() => undefined);
+    if (info?.isFile() !== true) throw noMatch(name, pattern);
+    return [`${pattern}\u0000${info.size}\u0000${info.mtimeMs}`];
+  }
+  const opened = await session();
+  await requireLocalMatch(opened, name, pattern);
+  const rows = await opened.queryJson(`SELECT file FROM glob(${quoteLiteral(pattern)})`);
   const entries: string[] = [];
   for (const row of rows) {
     const file = String(row['file']);
@@ -131,6 +140,11 @@ async function localEntries(session: DuckDbSession, name: string, pattern: strin
     entries.push(`${file}\u0000${info.size}\u0000${info.mtimeMs}`);
   }
   return entries;
+}
+
+/** An absolute local path with nothing DuckDB's glob would expand (wildcards, character classes, braces, ~). */
+function isPlainPath(pattern: string): boolean {
+  return path.isAbsolute(pattern) && !/[*?[\]{}~\\]/.test(pattern);
 }
 
 function digest(parts: readonly string[]): string {

@@ -1,9 +1,12 @@
 /**
- * @duckdb/node-api, the one place it is loaded. The package is CommonJS: `require` loads it in
- * about a third of the time an ESM `import` of it takes (Node's ESM loader lexes every file it
- * re-exports for named exports), which `thund validate` and `thund run` wait for at start-up.
- * Types still come from the package itself (`import type … from '@duckdb/node-api'`).
+ * @duckdb/node-api, the one place it is loaded. The CLI bundle (scripts/bundle-cli.ts) carries
+ * this CommonJS package inside it, so `thund` loads one chunk instead of its ~180 files; only
+ * its native bindings come from node_modules. Types come from the package itself. Only
+ * DuckDbSession.open and what it loads import this module at run time (dynamically), so code
+ * that never opens a session never loads DuckDB; others use the session's `duckdb`.
  */
-import { createRequire } from 'node:module';
+import * as duckdbApi from '@duckdb/node-api';
 
-export const duckdb = createRequire(import.meta.url)('@duckdb/node-api') as typeof import('@duckdb/node-api');
+export type DuckDbApi = typeof duckdbApi;
+
+export const duckdb: DuckDbApi = duckdbApi;

@@ -3,8 +3,7 @@
  * as typed errors and SQL text is quoted in one place.
  */
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { duckdb } from './node-api.js';
-import { registerTransformFunctions } from './transform-udfs.js';
+import type { DuckDbApi } from './node-api.js';
 
 export type Row = Record<string, unknown>;
 
@@ -18,16 +17,20 @@ export class DuckDbSession {
   private constructor(
     private readonly instance: DuckDBInstance,
     readonly connection: DuckDBConnection,
+    /** The @duckdb/node-api module, loaded by the first session opened (a process that opens none never loads DuckDB). */
+    readonly duckdb: DuckDbApi,
   ) {}
 
   static async open(options: DuckDbSettings = {}): Promise<DuckDbSession> {
     const config: Record<string, string> = {};
     if (options.threads !== undefined) config['threads'] = String(options.threads);
     if (options.memoryLimit !== undefined) config['memory_limit'] = options.memoryLimit;
+    const { duckdb } = await import('./node-api.js');
+    const { registerTransformFunctions } = await import('./transform-udfs.js');
     const instance = await duckdb.DuckDBInstance.create(':memory:', config);
     const connection = await instance.connect();
     registerTransformFunctions(connection);
-    return new DuckDbSession(instance, connection);
+    return new DuckDbSession(instance, connection, duckdb);
   }
 
   async run(sql: string): Promise<void> {

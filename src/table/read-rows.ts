@@ -16,7 +16,6 @@
  * removes downloaded copies.
  */
 import type { DuckDBAppender } from '@duckdb/node-api';
-import { duckdb } from '../duckdb/node-api.js';
 import { IcebergFormatError } from '../errors.js';
 import { DataFileContent, isDeletionVector, type DataFile } from '../iceberg/data-file.js';
 import { icebergToDuckDbType, quoteIdentifier } from '../iceberg/duckdb-types.js';
@@ -25,6 +24,7 @@ import type { FileIO } from '../iceberg/file-io.js';
 import { readDeletionVector } from '../iceberg/puffin/read-deletion-vector.js';
 import { mappedByName, nameMappingOf, type NameMapping } from '../iceberg/name-mapping.js';
 import type { NestedField, Schema } from '../iceberg/types.js';
+import type { DuckDbApi } from '../duckdb/node-api.js';
 import { quoteLiteral, type DuckDbSession } from '../duckdb/session.js';
 import { holdsKind, isPrimitive } from '../iceberg/types.js';
 import type { ScanTask } from './delete-planning.js';
@@ -250,7 +250,7 @@ async function stageDeletionVectors(request: LiveRowsRequest, tasks: readonly Sc
       const batch = withVector.slice(start, start + PARALLEL_VECTOR_READS);
       const positions = await Promise.all(batch.map(({ file }) => readDeletionVector(request.io, file)));
       batch.forEach(({ index }, k) => {
-        appendPositions(appender, index, positions[k]!);
+        appendPositions(request.session.duckdb, appender, index, positions[k]!);
         staged.set(index, { table, index });
       });
     }
@@ -311,7 +311,7 @@ async function stagePositionDeletes(
 }
 
 /** Appends (file, pos) rows a chunk at a time: one native call per 2048 positions, not per row. */
-function appendPositions(appender: DuckDBAppender, file: number, positions: BigInt64Array): void {
+function appendPositions(duckdb: DuckDbApi, appender: DuckDBAppender, file: number, positions: BigInt64Array): void {
   for (let start = 0; start < positions.length; start += CHUNK_ROWS) {
     const count = Math.min(CHUNK_ROWS, positions.length - start);
     const chunk = duckdb.DuckDBDataChunk.create([duckdb.INTEGER, duckdb.BIGINT], count);

@@ -118,7 +118,7 @@ describe('.dockerignore (build context = repository root)', () => {
   });
 
   it('leaves out host builds, dependencies, warehouses and repository metadata', () => {
-    for (const path of ['node_modules', 'node_modules/yaml/package.json', 'dist/src/app/cli.js', '.git/HEAD', 'warehouse/catalog.db',
+    for (const path of ['node_modules', 'node_modules/yaml/package.json', 'dist/bin/thund.js', '.git/HEAD', 'warehouse/catalog.db',
       'examples/quickstart/warehouse/catalog.db', 'src/node_modules/x.js', 'scratch/a.mjs', 'test/unit/x.test.ts', '.env']) {
       expect(isIgnored(rules, path), path).toBe(true);
     }

@@ -10,7 +10,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { parseJson } from '../../src/iceberg/json.js';
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const CLI = join(REPO, 'dist/src/app/cli.js');
+const CLI = join(REPO, 'dist/bin/thund.js');
 
 export interface CliResult {
   readonly status: number | null;

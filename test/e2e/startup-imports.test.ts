@@ -1,18 +1,21 @@
 /**
  * What the built CLI loads for the commands people wait for: `thund --help` loads no package at
- * all, `thund validate` none of the heavy ones it does not use, and a run on the embedded catalog
- * (the README quickstart, first and up to date) no AWS SDK, Glue, REST catalog or Kafka client.
- * Every module the process loads is recorded by a preload (`--import` through NODE_OPTIONS): ESM
- * imports by a resolve hook, CommonJS ones (DuckDB is required, not imported) from require's
- * cache at exit. No timings here: bench/startup measures those.
+ * all, `thund validate` DuckDB only for SQL its parse cache does not know (and none of the other
+ * heavy packages), and a run on the embedded catalog (the README quickstart, first and up to date)
+ * no AWS SDK, Glue, REST catalog or Kafka client (and, up to date, not DuckDB either).
+ * Every file the process loads is recorded by a preload (`--import` through NODE_OPTIONS): ESM
+ * imports by a resolve hook, CommonJS ones from require's cache at exit. The CLI is a bundle
+ * (dist/bin/, scripts/bundle-cli.ts): the modules inside each chunk it loads are read from the
+ * chunk's `// path` markers, so packages bundled into it count as loaded. No timings here:
+ * bench/startup measures those.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUICKSTART_SPEC } from '../interop/quickstart-expected.js';
-import { thund } from './cli.js';
+import { REPO, thund } from './cli.js';
 
 const HOOKS = `import { appendFileSync } from 'node:fs';
 export async function resolve(specifier, context, next) {
@@ -57,11 +60,23 @@ let runs = 0;
 function loadedBy(args: readonly string[], cwd: string = work): string[] {
   const record = join(work, `loaded-${(runs += 1)}.txt`);
   writeFileSync(record, '');
-  const result = thund(args, cwd, { NODE_OPTIONS: `--import=${pathToFileURL(join(work, 'preload.mjs')).href}`, THUND_TEST_LOADED: record });
+  const result = thund(args, cwd, {
+    NODE_OPTIONS: `--import=${pathToFileURL(join(work, 'preload.mjs')).href}`,
+    THUND_TEST_LOADED: record,
+    THUND_CACHE: join(work, 'cache'),
+  });
   expect(result.stderr).toBe('');
   expect(result.status).toBe(0);
   const lines = readFileSync(record, 'utf8').split('\n').filter((line) => line !== '');
-  return [...new Set(lines.map((line) => (line.startsWith('file:') ? fileURLToPath(line) : line)))];
+  const files = [...new Set(lines.map((line) => (line.startsWith('file:') ? fileURLToPath(line) : line)))];
+  return [...files, ...files.filter((file) => file.startsWith(BUNDLE)).flatMap(bundledModules)];
+}
+
+const BUNDLE = join(REPO, 'dist/bin/');
+
+/** The source files esbuild put into a chunk (each begins at a `// path` line, relative to the repository). */
+function bundledModules(chunk: string): string[] {
+  return [...readFileSync(chunk, 'utf8').matchAll(/^\/\/ ([\w@./-]+\.[cm]?[jt]s)$/gm)].map((marker) => resolve(REPO, marker[1] as string));
 }
 
 /** The names of the HEAVY packages among `loaded`. */
@@ -74,22 +89,27 @@ function heavyIn(loaded: readonly string[]): string[] {
 describe('what the CLI loads at start-up', () => {
   it('thund --help loads no package, nor any command module', () => {
     const loaded = loadedBy(['--help']);
+    expect(loaded.filter((path) => path.startsWith(BUNDLE)).length).toBeGreaterThan(0);
     expect(loaded.filter((path) => path.includes('/node_modules/'))).toEqual([]);
-    expect(loaded.filter((path) => /\/dist\/src\/app\/commands\/(?!usage\.js)/.test(path))).toEqual([]);
+    expect(loaded.filter((path) => path.startsWith(REPO) && !path.startsWith(BUNDLE) && !path.startsWith(join(REPO, 'src/')))).toEqual([]);
+    expect(loaded.filter((path) => /\/src\/app\/commands\/(?!usage\.ts)/.test(path))).toEqual([]);
   });
 
-  it('thund validate loads DuckDB (its SQL parser infers each flow’s reads) and none of the other heavy packages', () => {
-    const loaded = loadedBy(['validate', QUICKSTART_SPEC]);
-    expect(heavyIn(loaded)).toEqual(['@duckdb/node-api']);
+  it('thund validate loads DuckDB (its SQL parser infers each flow’s reads) only while its parse cache lacks the SQL, and none of the other heavy packages', () => {
+    expect(heavyIn(loadedBy(['validate', QUICKSTART_SPEC])), 'cold cache').toEqual(['@duckdb/node-api']);
+    expect(heavyIn(loadedBy(['validate', QUICKSTART_SPEC])), 'warm cache').toEqual([]);
   });
 
-  it('thund run on the embedded catalog, first and up to date, loads no AWS SDK, REST or Glue catalog, nor Kafka client', () => {
+  it('thund run on the embedded catalog, first and up to date, loads no AWS SDK, REST or Glue catalog, nor Kafka client; up to date, no DuckDB', () => {
     const quickstart = mkdtempSync(join(work, 'quickstart-'));
-    for (const round of ['first', 'up to date']) {
+    for (const [round, heavy] of [
+      ['first', ['@duckdb/node-api', 'better-sqlite3', 'avsc']],
+      ['up to date', ['better-sqlite3', 'avsc']],
+    ] as const) {
       const loaded = loadedBy(['run', QUICKSTART_SPEC], quickstart);
-      expect(heavyIn(loaded), round).toEqual(['@duckdb/node-api', 'better-sqlite3', 'avsc']);
+      expect(heavyIn(loaded), round).toEqual(heavy);
       expect(
-        loaded.filter((path) => /\/dist\/(catalog\/(rest|glue)|connectors\/kafka\/(?!kafka-offset-streams\.js|sink-options\.js))/.test(path)),
+        loaded.filter((path) => path.startsWith(REPO) && /\/(catalog\/(rest|glue)|connectors\/kafka\/(?!kafka-offset-streams\.ts|sink-options\.ts))/.test(path)),
         round,
       ).toEqual([]);
     }

@@ -109,7 +109,7 @@ describe('Parquet sources on S3', () => {
 
   it('fingerprints what a source matches: the same objects give the same text, other objects another', async () => {
     await withConnector(async (connector) => {
-      const fingerprint = (pattern: string) => connector.fingerprint!(session, source('fp', pattern));
+      const fingerprint = (pattern: string) => connector.fingerprint!(async () => session, source('fp', pattern));
       const months = await fingerprint(`${root}/2026/*/*.parquet`);
       expect(await fingerprint(`${root}/2026/*/*.parquet`)).toBe(months);
       expect(await fingerprint(`${root}/2026/01/*.parquet`)).not.toBe(months);

@@ -1,15 +1,17 @@
 /**
  * `thund validate <pipeline.yaml>`: parse the definition, infer each flow's reads with DuckDB's
- * own parser, validate the graph; print `ok: N datasets, M flows`, or one line per problem
- * (`file:line:col CODE message`) and exit 1.
+ * own parser (its answers cached in the user's cache folder, so an unchanged pipeline is analysed
+ * without starting DuckDB), validate the graph; print `ok: N datasets, M flows`, or one line per
+ * problem (`file:line:col CODE message`) and exit 1.
  */
-import { DuckDbSession } from '../../duckdb/session.js';
-import { duckDbSqlParser } from '../../duckdb/sql-parser.js';
+import { cachedSqlParser } from '../../duckdb/cached-sql-parser.js';
+import { SqlParseCache } from '../../duckdb/sql-parse-cache.js';
 import { inferDependencies } from '../../pipeline/infer-dependencies.js';
 import type { PipelineGraph } from '../../pipeline/ir/graph.js';
 import { formatProblem, sortProblems, type PipelineProblem } from '../../pipeline/problems.js';
 import { loadPipelineDefinition, parsePipelineDefinition, type DefinitionResult, type PipelineDefinition } from '../../pipeline/spec-to-ir.js';
 import { validate } from '../../pipeline/validate.js';
+import { userCacheDir } from '../user-cache-dir.js';
 
 export interface AnalysedPipeline {
   /** The graph with inferred dependencies, when the spec could be read at all. */
@@ -29,13 +31,13 @@ export async function analysePipelineText(text: string, sourceName: string): Pro
 
 async function analyseDefinition(loaded: DefinitionResult): Promise<AnalysedPipeline> {
   if (!loaded.ok) return { problems: loaded.problems };
-  const session = await DuckDbSession.open({ threads: 1 });
+  const parser = cachedSqlParser(new SqlParseCache(userCacheDir('sql-parse')));
   try {
-    const inferred = await inferDependencies(loaded.definition.graph, duckDbSqlParser(session));
+    const inferred = await inferDependencies(loaded.definition.graph, parser);
     const problems = sortProblems([...inferred.problems, ...validate(inferred.graph)]);
     return { definition: loaded.definition, graph: inferred.graph, problems };
   } finally {
-    session.close();
+    await parser.close();
   }
 }
 

@@ -6,39 +6,25 @@
  */
 import type { Catalog } from '../../../catalog/catalog.js';
 import type { SourceConnector } from '../../../connectors/source.js';
-import { DuckDbSession } from '../../duckdb/session.js';
-import { NoSuchTableError } from '../../errors.js';
+import { LazySession } from '../../duckdb/lazy-session.js';
 import type { TableMetadata } from '../../iceberg/table-metadata.js';
 import { isTableDataset, type TableDataset } from '../../pipeline/ir/dataset.js';
 import type { Flow } from '../../pipeline/ir/flow.js';
 import { findDataset, flowsInto, nameKey, type PipelineGraph } from '../../pipeline/ir/graph.js';
 import { topoOrder } from '../../pipeline/topo-order.js';
 import { flowDefinitionHash } from './definition-hash.js';
+import { catalogMetadata } from './flow-skip.js';
 import { isStreamingFlow } from './flow-dispatch.js';
 import { flowHasRun, stalenessOf } from './staleness.js';
 import { upstreamOf, type UpstreamLookups } from './upstream-state.js';
 
 /** Table dataset name → its state in words. */
 export async function planStaleness(graph: PipelineGraph, catalog: Pick<Catalog, 'loadTable'>, sources: SourceConnector): Promise<Map<string, string>> {
-  const session = await DuckDbSession.open({ threads: 1 });
-  const tables = new Map<string, Promise<TableMetadata | undefined>>();
-  const metadataOf = (dataset: TableDataset): Promise<TableMetadata | undefined> => {
-    let found = tables.get(nameKey(dataset.name));
-    if (found === undefined) {
-      found = catalog.loadTable(dataset.table.identifier).then(
-        (loaded) => loaded.metadata,
-        (error: unknown) => {
-          if (error instanceof NoSuchTableError) return undefined;
-          throw error;
-        },
-      );
-      tables.set(nameKey(dataset.name), found);
-    }
-    return found;
-  };
+  const session = new LazySession({ threads: 1 });
+  const metadataOf = catalogMetadata(catalog);
   const lookups: UpstreamLookups = {
     tableSnapshot: async (dataset) => (await metadataOf(dataset))?.currentSnapshotId,
-    sourceFingerprint: async (dataset) => (dataset.source.format === 'parquet' ? sources.fingerprint?.(session, dataset) : undefined),
+    sourceFingerprint: async (dataset) => (dataset.source.format === 'parquet' ? sources.fingerprint?.(session.get, dataset) : undefined),
   };
   try {
     const recomputed = new Set<string>();
@@ -52,7 +38,7 @@ export async function planStaleness(graph: PipelineGraph, catalog: Pick<Catalog,
     }
     return new Map([...states].map(([name, parts]) => [name, parts.join('; ')]));
   } finally {
-    session.close();
+    await session.close();
   }
 }
 

@@ -1,7 +1,10 @@
 /**
  * The native engine's graph runner: one DuckDB session per run with every Parquet source as a
  * view, every existing table as a view `"ns"."name"` over its current snapshot, and each view
- * created when its turn comes; then the flows in topological order. A flow with a streaming read
+ * created when its turn comes; then the flows in topological order. The session is opened at the
+ * first flow with work to do: flows skipped before it (flow-skip.ts) are told from the catalog and
+ * the sources' fingerprints alone, so a run with nothing to do builds no views (and may never open
+ * DuckDB). A flow with a streaming read
  * or an apply-changes flow runs as micro-batches (runStreamingFlow); any other flow into a table
  * is a batch step, skipped when its result is up to date (or, for a once flow, when it already
  * ran). After each flow its target's relation is re-pointed at the new snapshot. A flow into a
@@ -14,9 +17,11 @@ import path from 'node:path';
 import type { Catalog } from '../../../catalog/catalog.js';
 import type { OffsetStreamConnector, SourceConnector } from '../../../connectors/source.js';
 import { emptyCounts, type FlowCounts, type FlowRunSummary, type FlowSkip, type RunError, type RunEvent, type RunResult } from '../../backend/run-event.js';
-import { DuckDbSession, type DuckDbSettings } from '../../duckdb/session.js';
+import { LazySession } from '../../duckdb/lazy-session.js';
+import type { DuckDbSession, DuckDbSettings } from '../../duckdb/session.js';
 import { ThundError } from '../../errors.js';
 import type { FileIO } from '../../iceberg/file-io.js';
+import type { TableMetadata } from '../../iceberg/table-metadata.js';
 import { scrubSecrets } from '../../secrets.js';
 import { isTableDataset, type SinkDataset, type SourceDataset, type TableDataset } from '../../pipeline/ir/dataset.js';
 import type { Flow } from '../../pipeline/ir/flow.js';
@@ -29,9 +34,9 @@ import { isStreamingFlow } from './flow-dispatch.js';
 import type { FlowContext, FlowOutcome } from './flow-context.js';
 import { flowSummary } from './flow-summary.js';
 import type { ProducerClientFactory, Published } from './sink/sink-flow-context.js';
-import { flowHasRun, stalenessOf } from './staleness.js';
+import { catalogMetadata, flowSkip } from './flow-skip.js';
 import { TableRelations } from './table-relations.js';
-import { NO_SNAPSHOT, upstreamOf, type UpstreamLookups } from './upstream-state.js';
+import { upstreamOf, type UpstreamLookups } from './upstream-state.js';
 import { createView } from './view-step.js';
 
 export interface GraphRunRequest {
@@ -80,23 +85,25 @@ export async function runGraph(request: GraphRunRequest): Promise<RunResult> {
     return end('failed', asRunError(error));
   }
   emit({ at: Date.now(), pipeline, phase: 'planning', flows: order.map((flow) => flow.name) });
-  const session = await DuckDbSession.open(request.duckdb);
-  const relations = new TableRelations(session, request.catalog);
+  const session = new LazySession(request.duckdb);
+  const sourceFingerprint = fingerprintLookup(request, session);
+  let prepared: PreparedSession | undefined;
   const runTemp = await mkdtemp(path.join(request.tempRoot ?? tmpdir(), 'thund-run-'));
   let current: Flow | undefined;
   try {
-    for (const dataset of graph.datasets) {
-      if (dataset.kind === 'source' && dataset.source.format === 'parquet') await request.sources.register(session, dataset);
-    }
-    await relations.registerExisting(graph);
-    const lookups = upstreamLookups(request, session, relations);
+    const metadataOf = catalogMetadata(request.catalog);
+    const beforeSession: UpstreamLookups = { tableSnapshot: async (dataset) => (await metadataOf(dataset))?.currentSnapshotId, sourceFingerprint };
+    const ready = async (): Promise<PreparedSession> => (prepared ??= await prepareSession(request, session, sourceFingerprint));
     for (const flow of order) {
       // Let consumers handle the events so far (and maybe cancel) before the next flow starts.
       await new Promise((resolve) => setImmediate(resolve));
       if (request.isCancelled?.() === true || request.signal?.aborted === true) return end('cancelled');
+      const skip = prepared === undefined ? await skipBeforeSession(request, flow, beforeSession, metadataOf) : undefined;
+      // Sources are registered (and checked) before the first flow with work starts: their failure is the run's.
+      if (skip === undefined) await ready();
       current = flow;
       emit({ at: Date.now(), pipeline, phase: 'flow-started', flow: flow.name, target: flow.target });
-      const ran = await runOne({ request, session, relations, lookups, runTemp, flow });
+      const ran = skip ?? (await runOne({ request, ...(await ready()), runTemp, flow }));
       const summary: FlowRunSummary = {
         flow: flow.name,
         target: flow.target,
@@ -112,10 +119,42 @@ export async function runGraph(request: GraphRunRequest): Promise<RunResult> {
   } catch (error) {
     return end('failed', asRunError(error), current?.name);
   } finally {
-    await relations.close();
-    session.close();
+    await prepared?.relations.close();
+    await session.close();
     await rm(runTemp, { recursive: true, force: true });
   }
+}
+
+interface PreparedSession {
+  readonly session: DuckDbSession;
+  readonly relations: TableRelations;
+  readonly lookups: UpstreamLookups;
+}
+
+/** Opens the run's session: every Parquet source a view, every existing table read by a flow a view over its current snapshot. */
+async function prepareSession(request: GraphRunRequest, lazy: LazySession, sourceFingerprint: UpstreamLookups['sourceFingerprint']): Promise<PreparedSession> {
+  const session = await lazy.get();
+  for (const dataset of request.graph.datasets) {
+    if (dataset.kind === 'source' && dataset.source.format === 'parquet') await request.sources.register(session, dataset);
+  }
+  const relations = new TableRelations(session, request.catalog);
+  await relations.registerExisting(request.graph);
+  return { session, relations, lookups: { tableSnapshot: async (dataset) => relations.snapshotOf(dataset), sourceFingerprint } };
+}
+
+/** The flow's skip when it is a batch flow into a table that the catalog and its sources say is skipped. */
+async function skipBeforeSession(
+  request: GraphRunRequest,
+  flow: Flow,
+  lookups: UpstreamLookups,
+  metadataOf: (dataset: TableDataset) => Promise<TableMetadata | undefined>,
+): Promise<FlowRan | undefined> {
+  const target = findDataset(request.graph, flow.target);
+  if (target === undefined || !isTableDataset(target) || isStreamingFlow(flow)) return undefined;
+  const metadata = await metadataOf(target);
+  const skip = flowSkip(flow, target, metadata, await upstreamOf(request.graph, flow, lookups), refreshesFully(request.fullRefresh, target));
+  if (skip === undefined) return undefined;
+  return { counts: emptyCounts(), skipped: skip, ...(metadata?.currentSnapshotId === undefined ? {} : { snapshotId: metadata.currentSnapshotId }) };
 }
 
 interface FlowStep {
@@ -152,16 +191,8 @@ async function runOne(step: FlowStep): Promise<FlowRan> {
   const definitionHash = flowDefinitionHash(flow, target);
   const upstream = await upstreamOf(graph, flow, step.lookups);
   const fullRefresh = refreshesFully(request.fullRefresh, target);
-  // A table of the pipeline that no flow has landed anything in yet (a stream with no input so
-  // far) cannot be read: the flows over it wait for it instead of failing the run.
-  if (!isStreamingFlow(flow) && Object.values(upstream).includes(NO_SNAPSHOT)) return skipped(relations, target, 'upstream-empty');
-  if (!isStreamingFlow(flow) && !fullRefresh) {
-    const metadata = relations.metadataOf(target);
-    if (flow.kind === 'once' && flowHasRun(metadata, flow)) return skipped(relations, target, 'once-done');
-    if (flow.kind !== 'once' && target.kind === 'materialized-view' && !stalenessOf(metadata, flow, definitionHash, upstream).stale) {
-      return skipped(relations, target, 'up-to-date');
-    }
-  }
+  const skip = flowSkip(flow, target, relations.metadataOf(target), upstream, fullRefresh);
+  if (skip !== undefined) return skipped(relations, target, skip);
   const tempDir = await mkdtemp(path.join(step.runTemp, `${flow.name.replace(/[^A-Za-z0-9_-]/g, '_')}-`));
   try {
     const context: FlowContext = {
@@ -228,18 +259,16 @@ function skipped(relations: TableRelations, target: TableDataset, why: FlowSkip)
   return { counts: emptyCounts(), skipped: why, ...(snapshotId === undefined ? {} : { snapshotId }) };
 }
 
-function upstreamLookups(request: GraphRunRequest, session: DuckDbSession, relations: TableRelations): UpstreamLookups {
+/** Each source's fingerprint, taken once per run. */
+function fingerprintLookup(request: GraphRunRequest, session: LazySession): UpstreamLookups['sourceFingerprint'] {
   const fingerprints = new Map<string, Promise<string | undefined>>();
-  return {
-    tableSnapshot: async (dataset) => relations.snapshotOf(dataset),
-    sourceFingerprint: (dataset: SourceDataset) => {
-      let found = fingerprints.get(dataset.name);
-      if (found === undefined) {
-        found = dataset.source.format === 'parquet' && request.sources.fingerprint !== undefined ? request.sources.fingerprint(session, dataset) : Promise.resolve(undefined);
-        fingerprints.set(dataset.name, found);
-      }
-      return found;
-    },
+  return (dataset: SourceDataset) => {
+    let found = fingerprints.get(dataset.name);
+    if (found === undefined) {
+      found = dataset.source.format === 'parquet' && request.sources.fingerprint !== undefined ? request.sources.fingerprint(session.get, dataset) : Promise.resolve(undefined);
+      fingerprints.set(dataset.name, found);
+    }
+    return found;
   };
 }
 

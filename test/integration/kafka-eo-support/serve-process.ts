@@ -1,5 +1,5 @@
 /**
- * `thund serve` as a child process (the built CLI, dist/src/app/cli.js): its JSON log lines, its
+ * `thund serve` as a child process (the built CLI, dist/bin/thund.js): its JSON log lines, its
  * HTTP port, kill -9 and SIGTERM, and its exit.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
-const CLI = join(import.meta.dirname, '../../../dist/src/app/cli.js');
+const CLI = join(import.meta.dirname, '../../../dist/bin/thund.js');
 
 export interface ServeOptions {
   readonly pipeline: string;

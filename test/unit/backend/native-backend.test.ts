@@ -1,6 +1,7 @@
 /**
  * The native engine behind ExecBackend: the quickstart runs through run() with its events in
- * phase order and lands the input's rows; a second run finds it up to date; a graph it cannot run
+ * phase order and lands the input's rows; a second run finds it up to date (before making any
+ * source a DuckDB view); a graph it cannot run
  * (a sink) is refused element by element before anything is written.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -8,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createParquetSourceConnector } from '../../../connectors/parquet/parquet-source.js';
+import type { SourceConnector } from '../../../connectors/source.js';
 import { openCatalog, type OpenedCatalog } from '../../../src/app/open-catalog.js';
 import { duckDbSqlParser } from '../../../src/duckdb/sql-parser.js';
 import { NativeBackend } from '../../../src/backend/native/native-backend.js';
@@ -65,10 +67,12 @@ async function inputCounts(...conditions: string[]): Promise<number[]> {
   }
 }
 
-async function runAll(graph: PipelineGraph, fullRefresh = false) {
+/** Runs `graph`; `registered` collects the sources made DuckDB views. */
+async function runAll(graph: PipelineGraph, fullRefresh = false, registered: string[] = []) {
   const sources = createParquetSourceConnector({});
+  const recording: SourceConnector = { ...sources, register: (session, source) => (registered.push(source.name), sources.register(session, source)) };
   try {
-    const handle = new NativeBackend({ catalog: opened.catalog, io: opened.io, sources }).run(graph, { fullRefresh });
+    const handle = new NativeBackend({ catalog: opened.catalog, io: opened.io, sources: recording }).run(graph, { fullRefresh });
     const events: RunEvent[] = [];
     for await (const event of handle.events) events.push(event);
     return { events, result: await handle.result };
@@ -122,20 +126,24 @@ describe('NativeBackend', () => {
     }
   });
 
-  it('skips the flow on a second run (up to date), and runs it again with fullRefresh', async () => {
+  it('skips the flow on a second run (up to date) without making its source a view, and runs it again with fullRefresh', async () => {
     const loaded = await loadPipelineDefinition(path.join(REPO, 'examples/quickstart/pipeline.yaml'));
     if (!loaded.ok) throw new Error('quickstart must load');
     const graph = await inferred(loaded.definition.graph);
-    const first = await runAll(graph);
-    const second = await runAll(graph);
+    const registered: string[] = [];
+    const first = await runAll(graph, false, registered);
+    expect(registered).toEqual(['orders']);
+    const second = await runAll(graph, false, registered);
+    expect(registered).toEqual(['orders']);
     expect(second.result.status).toBe('completed');
     const completed = second.events.find((event) => event.phase === 'flow-completed');
     expect(completed).toMatchObject({ flow: 'load_orders', skipped: 'up-to-date', snapshotId: first.result.flows[0]?.snapshotId });
     const table = await opened.catalog.loadTable({ namespace: ['lake'], name: 'orders' });
     expect(table.metadata.snapshots).toHaveLength(1);
 
-    const forced = await runAll(graph, true);
+    const forced = await runAll(graph, true, registered);
     expect(forced.result.flows[0]?.skipped).toBeUndefined();
+    expect(registered).toEqual(['orders', 'orders']);
     const after = await opened.catalog.loadTable({ namespace: ['lake'], name: 'orders' });
     expect(after.metadata.snapshots).toHaveLength(2);
     expect(after.metadata.currentSnapshotId).toBe(forced.result.flows[0]?.snapshotId);

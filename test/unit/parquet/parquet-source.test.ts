@@ -32,6 +32,11 @@ function source(name: string, ...paths: string[]): SourceDataset {
   return { kind: 'source', name, source: { format: 'parquet', paths }, origin: { file: 'test.yaml', line: 1, column: 1 } };
 }
 
+const opened = async (): Promise<DuckDbSession> => session;
+
+/** For a fingerprint that must not need DuckDB. */
+const noSession = (): Promise<DuckDbSession> => Promise.reject(new Error('DuckDB was opened'));
+
 async function ids(view: string): Promise<number[]> {
   return (await session.queryJson(`SELECT id FROM ${view} ORDER BY id`)).map((row) => Number(row['id']));
 }
@@ -67,14 +72,32 @@ describe('Parquet source connector (local files)', () => {
     const connector = createParquetSourceConnector();
     try {
       const globbed = source('fp', join(work, '[abd].parquet'));
-      const before = await connector.fingerprint!(session, globbed);
-      expect(await connector.fingerprint!(session, globbed)).toBe(before);
-      expect(await parquetSourceConnector.fingerprint!(session, globbed)).toBe(before);
+      const before = await connector.fingerprint!(opened, globbed);
+      expect(await connector.fingerprint!(opened, globbed)).toBe(before);
+      expect(await parquetSourceConnector.fingerprint!(opened, globbed)).toBe(before);
       await session.run(`COPY (SELECT 99 AS id) TO '${join(work, 'd.parquet')}' (FORMAT parquet)`);
-      const added = await connector.fingerprint!(session, globbed);
+      const added = await connector.fingerprint!(opened, globbed);
       expect(added).not.toBe(before);
       await session.run(`COPY (SELECT 99 AS id, 1 AS extra) TO '${join(work, 'd.parquet')}' (FORMAT parquet)`);
-      expect(await connector.fingerprint!(session, globbed)).not.toBe(added);
+      expect(await connector.fingerprint!(opened, globbed)).not.toBe(added);
+    } finally {
+      await connector.close();
+    }
+  });
+
+  it('fingerprints a plain path, without DuckDB, as DuckDB’s glob matching only that file does', async () => {
+    const connector = createParquetSourceConnector();
+    try {
+      for (const fingerprinter of [connector, parquetSourceConnector]) {
+        const plain = await fingerprinter.fingerprint!(noSession, source('plain', join(work, 'a.parquet'), join(work, 'b.parquet')));
+        expect(plain).toBe(await fingerprinter.fingerprint!(opened, source('globbed', join(work, '[a].parquet'), join(work, 'b.parque[t]'))));
+        await session.run(`COPY (SELECT 7 AS id) TO ${quoteLiteral(join(work, 'a.parquet'))} (FORMAT parquet)`);
+        expect(await fingerprinter.fingerprint!(noSession, source('plain', join(work, 'a.parquet'), join(work, 'b.parquet')))).not.toBe(plain);
+        for (const missing of [join(work, 'none.parquet'), work, `${join(work, 'a.parquet')}/`]) {
+          expect(await session.queryJson(`SELECT file FROM glob(${quoteLiteral(missing)})`), missing).toEqual([]);
+          await expect(fingerprinter.fingerprint!(noSession, source('missing', missing))).rejects.toThrow(`Source "missing": no Parquet file matches ${missing}`);
+        }
+      }
     } finally {
       await connector.close();
     }
