@@ -10,7 +10,7 @@ const STATUS_MEANING: Readonly<Record<Status, string>> = {
   Available:
     'works, and tests that `npm test` runs prove it; `npm test` fails when any test listed for it did not run and pass.',
   Preview:
-    'works and is proven by tests, but only in a lane `npm test` does not run (Trino, the Docker image) or with the limits its note states.',
+    'works and is proven by tests, but only in a lane `npm test` does not run (Trino, the Docker image) or only against an emulator; its note says which.',
   Experimental: 'exists and has tests, but is not proven in full or may still change; its note says what is missing.',
   Planned: 'promised by an open issue; nothing implements it yet and no test proves it.',
 };
