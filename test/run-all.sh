@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The project's test command (`npm test`): typecheck, build, then every test lane under test/.
+# The project's test command (`npm test`): typecheck, build, then every test lane under test/,
+# then the evidence map (docs/EVIDENCE.md) against that run.
 # Extra arguments go to vitest, e.g. `npm test -- test/unit/pipeline`.
 #
 #   THUND_FIXTURES  foreign-written Iceberg fixtures (default: <repo>/../shared/fixtures)
@@ -43,6 +44,13 @@ if [[ -f "$report_dir/report.json" ]]; then
     console.log(`\ntests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${skipped} skipped`);
     if (r.numTotalTests === 0) { console.error("run-all.sh: no test ran"); process.exit(1); }
   ' "$report_dir/report.json" || status=1
+
+  # docs/EVIDENCE.md against this run: extra arguments select a subset of the tests, which cannot
+  # prove every Available capability, so only the static rules hold then.
+  step "evidence map"
+  subset_flag=""
+  [[ $# -eq 0 ]] || subset_flag="--subset"
+  npx tsx test/evidence/check.ts "$report_dir/report.json" $subset_flag || status=1
 else
   echo "run-all.sh: vitest wrote no report" >&2
   [[ $status -ne 0 ]] || status=1

@@ -1,0 +1,157 @@
+/** Evidence for the Spark lowering, the CLI, the Docker image, and what open issues promise. */
+import { proof, type Capability } from '../capability.js';
+
+const SDP = 'Spark Declarative Pipelines';
+const CLI = 'CLI';
+const DOCKER = 'Docker';
+const PLANNED = 'Planned';
+
+export const TOOL_CAPABILITIES: readonly Capability[] = [
+  {
+    id: 'sdp.lower',
+    area: SDP,
+    description: '`thund lower --target sdp` writes a Spark Declarative Pipelines project and reports every element as MAPPED, RUN BY NATIVE or REFUSED.',
+    status: 'Available',
+    proofs: [
+      proof('unit', 'test/unit/sdp/lower-command.test.ts', 'thund lower writes the project and the JSON report, prints the text report, and lowers again into its own folder'),
+      proof('unit', 'test/unit/sdp/report-completeness.test.ts', 'the lowering report of examples/sdp lists every element of the graph exactly once'),
+      proof('interop', 'test/interop/sdp-spark-pipelines.test.ts', 'spark-pipelines dry-run accepts every SDP construct the lowering emits for examples/sdp'),
+    ],
+  },
+  {
+    id: 'sdp.spark-backend',
+    area: SDP,
+    description: '`thund run --backend spark` runs the lowered project with `spark-pipelines` and lands the rows the native run lands.',
+    status: 'Available',
+    proofs: [
+      proof('interop', 'test/interop/sdp-spark-pipelines.test.ts', 'thund run --backend spark runs the lowered pipeline on Spark from the CLI entry and lands the rows the native run lands'),
+      proof('interop', 'test/interop/sdp-spark-pipelines.test.ts', 'a batch pipeline, natively and on Spark lands identical rows in both catalogs (read back by pyiceberg)'),
+      proof('interop', 'test/interop/sdp-spark-pipelines.test.ts', 'a streaming pipeline on Spark locally: an append flow lands every source row; a windowed aggregation in append mode lands exactly the windows its watermark closed'),
+      proof('interop', 'test/interop/sdp-kafka-window.test.ts', 'a Kafka windowed count, natively and on Spark lands the same rows in both engines, each equal to DuckDB over the produced records, across two runs with late records'),
+    ],
+  },
+  {
+    id: 'sdp.auto-cdc',
+    area: SDP,
+    description: 'With `--spark-version 4.2`, an SCD type 1 `apply_changes` flow lowers to AUTO CDC.',
+    status: 'Experimental',
+    note: 'Proven on Spark 4.2.0 with Spark\'s in-memory test catalog only: no Iceberg runtime loads on Spark 4.2.',
+    proofs: [proof('interop', 'test/interop/sdp-auto-cdc.test.ts', 'AUTO CDC SCD type 1 on Spark 4.2.0 lands exactly the rows SCD type 1 gives for the change events, over two runs with late events')],
+  },
+  {
+    id: 'cli.inspect',
+    area: CLI,
+    description: '`thund inspect` shows snapshots, files and the row count (`--json` too), reading only; a missing table or warehouse is named and nothing is created.',
+    status: 'Available',
+    proofs: [
+      proof('e2e', 'test/e2e/catalog-block.test.ts', 'an embedded catalog placed by the spec writes under the warehouse the block names (relative to the spec), and inspect --pipeline finds the table'),
+      proof('e2e', 'test/e2e/bad-input.test.ts', 'thund inspect with bad input names a table that does not exist'),
+      proof('e2e', 'test/e2e/bad-input.test.ts', 'thund inspect with bad input refuses a warehouse folder that does not exist, creating nothing'),
+    ],
+  },
+  {
+    id: 'cli.maintain',
+    area: CLI,
+    description: '`thund maintain` runs the named actions (or all, in order) on a table or a pipeline\'s tables, with `--dry-run` and `--json`.',
+    status: 'Available',
+    proofs: [
+      proof('e2e', 'test/e2e/maintain.test.ts', 'thund maintain runs every action, in order, when none is named; the rows stay and the history is cut to what --retain-last keeps'),
+      proof('e2e', 'test/e2e/maintain.test.ts', 'thund maintain --pipeline maintains the pipeline\'s tables, and refuses a table it does not write'),
+      proof('e2e', 'test/e2e/maintain.test.ts', 'thund maintain refuses bad flags and table names, naming them'),
+    ],
+  },
+  {
+    id: 'cli.catalog-flags',
+    area: CLI,
+    description: '`--warehouse` and `--catalog-name` override the pipeline\'s catalog block.',
+    status: 'Available',
+    proofs: [
+      proof('e2e', 'test/e2e/catalog-block.test.ts', 'an embedded catalog placed by the spec --warehouse on the command line wins over the block'),
+      proof('unit', 'test/unit/app/open-catalog.test.ts', 'openCatalog: the embedded catalog --warehouse and --catalog-name win over the block (the flag relative to the working directory)'),
+    ],
+  },
+  {
+    id: 'cli.help',
+    area: CLI,
+    description: '`thund <command> --help` (or `-h`) prints the command\'s usage and exits 0.',
+    status: 'Available',
+    proofs: [
+      proof('e2e', 'test/e2e/bad-input.test.ts', 'help thund run --help prints its usage and exits 0'),
+      proof('e2e', 'test/e2e/bad-input.test.ts', 'help thund serve -h prints its usage and exits 0'),
+    ],
+  },
+  {
+    id: 'docker.files',
+    area: DOCKER,
+    description: '`docker/Dockerfile` and `docker/compose.yaml` are checked without an engine: pinned images, non-root user, ports on 127.0.0.1, healthchecks.',
+    status: 'Available',
+    proofs: [
+      proof('unit', 'test/docker/dockerfile.test.ts', 'docker/Dockerfile runs the final stage as a non-root user'),
+      proof('unit', 'test/docker/dockerfile.test.ts', 'docker/Dockerfile pins every base image, on the Node major the package declares'),
+      proof('unit', 'test/docker/compose.test.ts', 'docker/compose.yaml has the dev stack services'),
+      proof('unit', 'test/docker/compose.test.ts', 'docker/compose.yaml publishes ports on 127.0.0.1 only, each host port once'),
+    ],
+  },
+  {
+    id: 'docker.image',
+    area: DOCKER,
+    description: 'The Thund image builds from `docker/Dockerfile`, runs as non-root with production dependencies only, and runs the quickstart.',
+    status: 'Preview',
+    note: 'Proven in the Docker image lane (`npm run test:docker-image`), which `npm test` does not run.',
+    proofs: [
+      proof('docker-image', 'test/docker/image.test.ts', 'docker/Dockerfile image prints the usage by default and runs as a non-root user'),
+      proof('docker-image', 'test/docker/image.test.ts', 'docker/Dockerfile image runs the quickstart pipeline; the host reads the table it wrote'),
+      proof('docker-image', 'test/docker/image.test.ts', 'docker/Dockerfile image runs the Kafka consumer of thund serve in its worker thread'),
+    ],
+  },
+  {
+    id: 'test-stack.containers',
+    area: DOCKER,
+    description: '`THUND_STACK=containers` takes the test services from testcontainers where a Docker engine runs.',
+    status: 'Experimental',
+    note: 'Only the module\'s loading is tested; the stack has not been run on a machine with an engine.',
+    proofs: [proof('unit', 'test/unit/stack/containers-module.test.ts', 'loads the testcontainers stack on this Node version')],
+  },
+  {
+    id: 'planned.library-api',
+    area: PLANNED,
+    description: 'A library API: `import { … } from \'thund\'` to build and run pipelines from TypeScript.',
+    status: 'Planned',
+    proofs: [],
+  },
+  {
+    id: 'planned.typescript-pipelines',
+    area: PLANNED,
+    description: 'Pipelines written in TypeScript: `thund run pipeline.ts`.',
+    status: 'Planned',
+    proofs: [],
+  },
+  {
+    id: 'planned.compose-stack',
+    area: PLANNED,
+    description: 'The compose dev stack (`docker compose -f docker/compose.yaml up`) brought up and run for real.',
+    status: 'Planned',
+    proofs: [],
+  },
+  {
+    id: 'planned.serve-status-page',
+    area: PLANNED,
+    description: 'A status page served by `thund serve`.',
+    status: 'Planned',
+    proofs: [],
+  },
+  {
+    id: 'planned.node-22-24',
+    area: PLANNED,
+    description: 'Node.js 22 and 24 support (today: Node 20).',
+    status: 'Planned',
+    proofs: [],
+  },
+  {
+    id: 'planned.serve-outages',
+    area: PLANNED,
+    description: '`thund serve` rides through catalog, storage and broker outages with retries instead of stopping.',
+    status: 'Planned',
+    proofs: [],
+  },
+];
