@@ -4,7 +4,7 @@ import { appendFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 
 const dir = process.env.THUND_BENCH_PROFILE_DIR;
-if (dir && process.argv.some((arg) => arg.endsWith('cli.js'))) {
+if (dir && process.argv.some((arg) => arg.endsWith('bin/thund.js'))) {
   const session = new Session();
   session.connect();
   session.post('Profiler.enable');
