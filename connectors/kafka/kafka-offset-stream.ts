@@ -266,7 +266,12 @@ export class KafkaOffsetStream implements OffsetStream {
   private async opened(wanted: readonly PositionRange[]): Promise<KafkaSource<Record<string, unknown>>> {
     if (this.source !== undefined) return this.source;
     const { settings } = this.options;
-    const options: WorkerConsumerOptions = { ...this.clientOptions, checkJson: settings.checkJson, ...(settings.avroRegistry === undefined ? {} : { avroRegistry: settings.avroRegistry }) };
+    const options: WorkerConsumerOptions = {
+      ...this.clientOptions,
+      checkJson: settings.checkJson,
+      ...(settings.avroRegistry === undefined ? {} : { avroRegistry: settings.avroRegistry }),
+      ...(settings.debeziumJson === true ? { debeziumJson: true } : {}),
+    };
     const client = this.options.client?.(options) ?? new WorkerConsumerClient(options);
     const partitions = Math.max(1, this.lastBounds.size);
     const maxBufferedBytesPerPartition = Math.min(MAX_READ_AHEAD_PER_PARTITION, Math.max(MIN_READ_AHEAD_PER_PARTITION, Math.floor((settings.readAheadBytes ?? DEFAULT_READ_AHEAD_BYTES) / partitions)));
