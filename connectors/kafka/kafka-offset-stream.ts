@@ -181,7 +181,7 @@ export class KafkaOffsetStream implements OffsetStream {
           if (offset >= end) break;
           pendingRecords.take();
           records.push(record);
-          bytes += record.byteLength ?? (record.key?.length ?? 0) + (record.raw?.length ?? record.json?.length ?? 0);
+          bytes += record.fetchedBytes ?? (record.key?.length ?? 0) + (record.raw?.length ?? record.json?.length ?? 0);
           cursor.handed = offset + 1n;
         } else if (letter !== undefined) {
           if (letter.offset >= end) break;
