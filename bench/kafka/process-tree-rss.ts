@@ -15,6 +15,8 @@ export interface RssSampler {
   cpuSeconds(): number;
   /** CPU seconds of the root process's main thread at the last sample. */
   mainThreadCpuSeconds(): number;
+  /** CPU seconds of the root process's threads by name (threads of one name summed), as of the sample each was last seen in. */
+  threadCpuSeconds(): Map<string, number>;
   stop(): void;
 }
 
@@ -22,6 +24,7 @@ export function sampleProcessTreeRss(rootPid: number, intervalMs = 100): RssSamp
   let peakKiB = 0;
   let cpu = 0;
   let mainCpu = 0;
+  const byThread = new Map<string, { name: string; seconds: number }>();
   const sample = (): void => {
     const pids = treePids(rootPid);
     const total = pids.reduce((sum, pid) => sum + statusField(pid, 'VmRSS'), 0);
@@ -31,6 +34,7 @@ export function sampleProcessTreeRss(rootPid: number, intervalMs = 100): RssSamp
     if (used > 0) cpu = used;
     const main = cpuTicks(rootPid, `/task/${rootPid}`) / 100;
     if (main > 0) mainCpu = main;
+    for (const [tid, thread] of threadsOf(rootPid)) if (thread.seconds > 0 || !byThread.has(tid)) byThread.set(tid, thread);
   };
   sample();
   const timer = setInterval(sample, intervalMs);
@@ -38,6 +42,11 @@ export function sampleProcessTreeRss(rootPid: number, intervalMs = 100): RssSamp
     peakMiB: () => peakKiB / 1024,
     cpuSeconds: () => cpu,
     mainThreadCpuSeconds: () => mainCpu,
+    threadCpuSeconds: () => {
+      const byName = new Map<string, number>();
+      for (const { name, seconds } of byThread.values()) byName.set(name, (byName.get(name) ?? 0) + seconds);
+      return byName;
+    },
     stop: () => {
       sample();
       clearInterval(timer);
@@ -87,6 +96,23 @@ function statusField(pid: number, field: string): number {
   } catch {
     return 0;
   }
+}
+
+/** The process's live threads by id: name and CPU seconds. */
+function threadsOf(pid: number): Map<string, { name: string; seconds: number }> {
+  const threads = new Map<string, { name: string; seconds: number }>();
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        threads.set(tid, { name: readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim(), seconds: cpuTicks(pid, `/task/${tid}`) / 100 });
+      } catch {
+        // the thread ended
+      }
+    }
+  } catch {
+    // the process ended
+  }
+  return threads;
 }
 
 /** utime + stime of /proc/PID[/task/TID]/stat in clock ticks (100 per second); 0 once the process is gone. */
