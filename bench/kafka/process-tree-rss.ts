@@ -15,7 +15,7 @@ export interface RssSampler {
   cpuSeconds(): number;
   /** CPU seconds of the root process's main thread at the last sample. */
   mainThreadCpuSeconds(): number;
-  /** CPU seconds of the root process's threads by name (threads of one name summed), as of the sample each was last seen in. */
+  /** CPU seconds of the root process's threads by `name:id`, as of the sample each was last seen in. */
   threadCpuSeconds(): Map<string, number>;
   stop(): void;
 }
@@ -43,9 +43,7 @@ export function sampleProcessTreeRss(rootPid: number, intervalMs = 100): RssSamp
     cpuSeconds: () => cpu,
     mainThreadCpuSeconds: () => mainCpu,
     threadCpuSeconds: () => {
-      const byName = new Map<string, number>();
-      for (const { name, seconds } of byThread.values()) byName.set(name, (byName.get(name) ?? 0) + seconds);
-      return byName;
+      return new Map([...byThread].map(([tid, { name, seconds }]) => [`${name}:${tid}`, seconds]));
     },
     stop: () => {
       sample();
