@@ -62,6 +62,8 @@ export interface SourceRecord<V> extends TopicPartition {
   readonly fieldNames?: readonly string[];
   /** Bytes the record holds, key plus value as fetched (or its staged line), when it knows without reading them. */
   readonly byteLength?: number;
+  /** Key plus value bytes as fetched (what a batch's byte bound counts), when the record knows it without reading them. */
+  readonly fetchedBytes?: number;
   /** With `json`: the record's staged line, when the source wrote it as it fetched the record (kafka/staged-line.ts). */
   readonly stagedLine?: StagedLineRef | undefined;
 }

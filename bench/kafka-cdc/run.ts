@@ -17,6 +17,8 @@
  * printed apart). Peak RSS is that of each process tree (sampled every 100 ms); CPU s is the CPU
  * time of that tree (user + system, all threads), start-up included (for Spark also the table's
  * export after the query): on a machine shared with other work it says more than wall time.
+ * Main thread CPU s is that of the engine's own process's main thread: thund's JavaScript thread
+ * (the Kafka consumer's worker and DuckDB run on others); for Spark, the python driver script's.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -56,6 +58,8 @@ interface EngineResult {
   readonly peakRssMiB: number;
   /** CPU seconds of the whole process tree (user + system), start-up included. */
   readonly cpuSeconds: number;
+  /** CPU seconds of the engine process's main thread (thund's JavaScript thread; Spark's python driver script). */
+  readonly mainCpuSeconds: number;
 }
 
 const work = mkdtempSync(join(tmpdir(), 'thund-bench-kafka-cdc-'));
@@ -133,6 +137,9 @@ tables:
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   const seconds = (performance.now() - startedAt) / 1000;
   sampler.stop();
+  // Most threads are named "node": each is shown with its id (the main thread's is the process id).
+  const threads = [...sampler.threadCpuSeconds()].filter(([, s]) => s >= 0.5).sort((a, b) => b[1] - a[1]);
+  console.log(`thund: cpu by thread: ${threads.map(([name, s]) => `${name} ${s.toFixed(1)} s`).join(', ')}`);
   const tail = out.trim().split('\n').slice(-15).join('\n');
   if (code !== 0) throw new Error(`thund run exited ${code}:\n${tail}`);
   console.log(`thund run output (last lines):\n${tail.replace(/^/gm, '  ')}`);
@@ -144,7 +151,7 @@ tables:
   const gaps = commits.map((at, i) => (at - (i === 0 ? startedAtMs : (commits[i - 1] as number))) / 1000);
   console.log(`thund: ${commits.length} snapshots; seconds per micro-batch (commit to commit, the first from the process start): ${gaps.map((g) => g.toFixed(1)).join(' ')}`);
   return {
-    result: { engine: 'thund run', records, seconds, peakRssMiB: sampler.peakMiB(), cpuSeconds: sampler.cpuSeconds() },
+    result: { engine: 'thund run', records, seconds, peakRssMiB: sampler.peakMiB(), cpuSeconds: sampler.cpuSeconds(), mainCpuSeconds: sampler.mainThreadCpuSeconds() },
     rowsSql: rows.sql,
     release: async () => {
       await rows.release();
@@ -183,7 +190,7 @@ async function runSpark(records: number): Promise<{ result: EngineResult; rowsSq
   console.log(`spark: seconds per micro-batch (triggerExecution): ${out.batch_ms.map((ms) => (ms / 1000).toFixed(1)).join(' ')}`);
   if (out.input_rows !== records) console.error(`spark read ${out.input_rows} records, expected ${records}`);
   return {
-    result: { engine: 'spark foreachBatch MERGE', records: out.input_rows, seconds: out.query_seconds, peakRssMiB: sampler.peakMiB(), cpuSeconds: sampler.cpuSeconds() },
+    result: { engine: 'spark foreachBatch MERGE', records: out.input_rows, seconds: out.query_seconds, peakRssMiB: sampler.peakMiB(), cpuSeconds: sampler.cpuSeconds(), mainCpuSeconds: sampler.mainThreadCpuSeconds() },
     rowsSql: `SELECT * FROM read_parquet(${quoteLiteral(join(exported, '*.parquet'))})`,
   };
 }
@@ -212,8 +219,16 @@ async function check(engine: string, rowsSql: string): Promise<boolean> {
 }
 
 function printTable(rows: readonly EngineResult[]): void {
-  const header = ['engine', 'records', 'seconds', 'records/s', 'peak RSS MiB', 'CPU s'];
-  const cells = rows.map((r) => [r.engine, String(r.records), r.seconds.toFixed(1), String(Math.round(r.records / r.seconds)), r.peakRssMiB.toFixed(0), r.cpuSeconds.toFixed(1)]);
+  const header = ['engine', 'records', 'seconds', 'records/s', 'peak RSS MiB', 'CPU s', 'main thread CPU s'];
+  const cells = rows.map((r) => [
+    r.engine,
+    String(r.records),
+    r.seconds.toFixed(1),
+    String(Math.round(r.records / r.seconds)),
+    r.peakRssMiB.toFixed(0),
+    r.cpuSeconds.toFixed(1),
+    r.mainCpuSeconds.toFixed(1),
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] as string).length)));
   const line = (c: readonly string[]): string => c.map((v, i) => (i === 0 ? v.padEnd(widths[i] as number) : v.padStart(widths[i] as number))).join('  ');
   console.log(`\n${line(header)}\n${cells.map(line).join('\n')}`);

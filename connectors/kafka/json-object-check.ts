@@ -30,9 +30,10 @@ export function reservedKeyBytes(keys: readonly string[]): Uint8Array[] {
 // read, or FAIL: plain locals keep the per-byte loops fast (the check runs once per record).
 const FAIL = -1;
 
-/** Where the top-level keys of the last value checked are: [start, end) byte pairs, in order. */
+/** Where the top-level keys of the last value checked are, and their values: [start, end) byte pairs, in order. */
 export class TopLevelKeyBounds {
   bounds = new Int32Array(64);
+  values = new Int32Array(64);
   count = 0;
 
   reset(): void {
@@ -41,14 +42,25 @@ export class TopLevelKeyBounds {
 
   add(start: number, end: number): void {
     if (this.count * 2 + 2 > this.bounds.length) {
-      const grown = new Int32Array(this.bounds.length * 2);
-      grown.set(this.bounds);
-      this.bounds = grown;
+      this.bounds = grown(this.bounds);
+      this.values = grown(this.values);
     }
     this.bounds[this.count * 2] = start;
     this.bounds[this.count * 2 + 1] = end;
     this.count++;
   }
+
+  /** The bounds of the value of the key added last. */
+  setValue(start: number, end: number): void {
+    this.values[this.count * 2 - 2] = start;
+    this.values[this.count * 2 - 1] = end;
+  }
+}
+
+function grown(pairs: Int32Array): Int32Array<ArrayBuffer> {
+  const larger = new Int32Array(pairs.length * 2);
+  larger.set(pairs);
+  return larger;
 }
 
 /** With `keys`, the top-level keys' bounds are collected into it as the walk passes them. */
@@ -60,6 +72,17 @@ export function isStageableJsonObject(value: Uint8Array, reserved: readonly Uint
   const after = object(value, at, 1, reserved, keys);
   return after !== FAIL && skipSpace(value, after) === value.length;
 }
+
+/**
+ * The members of the object whose opening brace is at `at` in a value that passed the check,
+ * collected into `keys`; false when a key has an escape (its bytes are not its name).
+ */
+export function objectMembers(value: Uint8Array, at: number, keys: TopLevelKeyBounds): boolean {
+  keys.reset();
+  return object(value, at, 1, NO_RESERVED_KEYS, keys) !== FAIL;
+}
+
+const NO_RESERVED_KEYS: readonly Uint8Array[] = [];
 
 function skipSpace(b: Uint8Array, at: number): number {
   const end = b.length;
@@ -84,8 +107,10 @@ function object(b: Uint8Array, at: number, depth: number, reserved: readonly Uin
     keys?.add(keyStart, at - 1);
     at = skipSpace(b, at);
     if (b[at] !== COLON) return FAIL;
-    at = value(b, skipSpace(b, at + 1), depth);
+    const valueStart = skipSpace(b, at + 1);
+    at = value(b, valueStart, depth);
     if (at === FAIL) return FAIL;
+    keys?.setValue(valueStart, at);
     at = skipSpace(b, at);
     const c = b[at];
     if (c === CLOSE_BRACE) return at + 1;

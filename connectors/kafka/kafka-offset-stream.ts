@@ -181,7 +181,7 @@ export class KafkaOffsetStream implements OffsetStream {
           if (offset >= end) break;
           pendingRecords.take();
           records.push(record);
-          bytes += record.byteLength ?? (record.key?.length ?? 0) + (record.raw?.length ?? record.json?.length ?? 0);
+          bytes += record.fetchedBytes ?? (record.key?.length ?? 0) + (record.raw?.length ?? record.json?.length ?? 0);
           cursor.handed = offset + 1n;
         } else if (letter !== undefined) {
           if (letter.offset >= end) break;
@@ -266,7 +266,12 @@ export class KafkaOffsetStream implements OffsetStream {
   private async opened(wanted: readonly PositionRange[]): Promise<KafkaSource<Record<string, unknown>>> {
     if (this.source !== undefined) return this.source;
     const { settings } = this.options;
-    const options: WorkerConsumerOptions = { ...this.clientOptions, checkJson: settings.checkJson, ...(settings.avroRegistry === undefined ? {} : { avroRegistry: settings.avroRegistry }) };
+    const options: WorkerConsumerOptions = {
+      ...this.clientOptions,
+      checkJson: settings.checkJson,
+      ...(settings.avroRegistry === undefined ? {} : { avroRegistry: settings.avroRegistry }),
+      ...(settings.debeziumJson === true ? { debeziumJson: true } : {}),
+    };
     const client = this.options.client?.(options) ?? new WorkerConsumerClient(options);
     const partitions = Math.max(1, this.lastBounds.size);
     const maxBufferedBytesPerPartition = Math.min(MAX_READ_AHEAD_PER_PARTITION, Math.max(MIN_READ_AHEAD_PER_PARTITION, Math.floor(settings.readAheadBytes / partitions)));

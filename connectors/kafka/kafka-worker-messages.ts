@@ -10,6 +10,8 @@ export interface WorkerConsumerOptions extends KafkaJsClientOptions {
   readonly checkJson?: boolean;
   /** Decode Confluent Avro values into their staged lines in the worker, with writer schemas from this registry (avro-line-packer.ts). */
   readonly avroRegistry?: SchemaRegistryOptions;
+  /** Write the staged lines of Debezium JSON envelopes in the worker (debezium-line-packer.ts). */
+  readonly debeziumJson?: boolean;
 }
 
 export interface WorkerError {

@@ -56,6 +56,10 @@ export class LinedRecord<V> implements SourceRecord<V> {
     return recordBytes(this.record);
   }
 
+  get fetchedBytes(): number | undefined {
+    return this.record.fetchedBytes;
+  }
+
   get value(): V {
     if (this.decoded === undefined) {
       const decoded = this.decoder.decode(this.record);

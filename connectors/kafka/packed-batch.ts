@@ -285,6 +285,11 @@ class PackedRecord implements RawRecord {
     return this.arrays.length(this.index * 4) + line + (this.arrays.valueInLine(this.index) ? 0 : this.arrays.length(this.index * 4 + 2));
   }
 
+  /** Its key and value as fetched (a value kept in its line has its bounds there). */
+  get fetchedBytes(): number {
+    return this.arrays.length(this.index * 4) + this.arrays.length(this.index * 4 + 2);
+  }
+
   get fieldNames(): readonly string[] | undefined {
     return this.arrays.hasLine(this.index) ? this.arrays.packed.json?.fieldNames : undefined;
   }

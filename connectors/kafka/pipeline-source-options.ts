@@ -64,6 +64,8 @@ export interface PipelineKafkaSource {
   readonly checkJson: boolean;
   /** For Avro values (not Debezium's): the registry the consumer's worker reads writer schemas from to decode them into staged lines. */
   readonly avroRegistry?: SchemaRegistryOptions;
+  /** For Debezium JSON values read as envelopes: the consumer's worker writes their staged lines. */
+  readonly debeziumJson?: boolean;
   readonly deadLetterTable?: string;
   /** The Kafka consumer group whose members share the partitions; undefined: this reader takes every partition. */
   readonly consumerGroup?: string;
@@ -129,6 +131,7 @@ export function pipelineKafkaSource(source: SourceDataset, env: Env = process.en
     decoder,
     checkJson: kafka.valueFormat === 'json',
     ...(kafka.valueFormat === 'avro' && registry !== undefined ? { avroRegistry: registry } : {}),
+    ...(kafka.valueFormat === 'debezium' && options.debezium_op_column === undefined ? { debeziumJson: true } : {}),
     ...(options.dead_letter_table === undefined ? {} : { deadLetterTable: options.dead_letter_table }),
     ...(options.consumer_group === undefined ? {} : { consumerGroup: options.consumer_group }),
     ...(options.session_timeout_ms === undefined ? {} : { sessionTimeoutMs: options.session_timeout_ms }),

@@ -14,6 +14,8 @@ export interface RawRecord extends TopicPartition {
   readonly stageableJson?: boolean | undefined;
   /** Key plus value bytes (or, for a value kept in its staged line, the line's), when the record knows it without reading them. */
   readonly byteLength?: number;
+  /** Key plus value bytes as fetched, wherever the value is kept, when the record knows it without reading them. */
+  readonly fetchedBytes?: number;
   /** With a staged line: names including every top-level key of the value (SourceRecord.fieldNames). */
   readonly fieldNames?: readonly string[] | undefined;
   /** The record's staged line, when the client wrote it (SourceRecord.stagedLine): of a checked JSON value, or of a value it decoded. */

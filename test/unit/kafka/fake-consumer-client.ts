@@ -45,8 +45,13 @@ export class FakeConsumerClient implements ConsumerClient {
   deliver(tp: TopicPartition, fetchOffset: bigint, values: readonly string[], nextOffset?: bigint): RawRecord[] {
     const records = values.map((v, i): RawRecord => ({ ...tp, offset: fetchOffset + BigInt(i), timestampMs: 0, key: null, value: Buffer.from(v), headers: [] }));
     const batch: FetchedBatch = { ...tp, fetchOffset, nextOffset: nextOffset ?? fetchOffset + BigInt(values.length), records };
-    this.on().onBatch(batch, () => this.stale);
+    this.deliverFetched(batch);
     return records;
+  }
+
+  /** A batch as the client hands it over (e.g. unpacked from the consumer's worker). */
+  deliverFetched(batch: FetchedBatch): void {
+    this.on().onBatch(batch, () => this.stale);
   }
 
   fail(error: Error): void {

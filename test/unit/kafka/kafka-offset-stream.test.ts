@@ -5,9 +5,13 @@
  * its end, dead letters come back in offset order with the records, a read that starts elsewhere
  * seeks and forgets what it kept, and a partition whose range is complete stops fetching.
  */
+import type { Batch, KafkaMessage } from 'kafkajs';
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { debeziumEnvelopeDecoder } from '../../../connectors/kafka/debezium-envelope-decoder.js';
+import { debeziumEnvelopeLines } from '../../../connectors/kafka/debezium-line-packer.js';
 import { JsonDecoder } from '../../../connectors/kafka/json-decoder.js';
 import { KafkaOffsetStream } from '../../../connectors/kafka/kafka-offset-stream.js';
+import { packBatch, unpackBatch } from '../../../connectors/kafka/packed-batch.js';
 import type { PositionRange } from '../../../connectors/streaming-source.js';
 import { FakeConsumerClient } from './fake-consumer-client.js';
 
@@ -84,4 +88,20 @@ it('hands out dead letters in offset order with the records, seeks for a read th
   expect(fake.isPaused(P0)).toBe(true);
   expect(offsets(again)).toEqual(['1@2']);
   expect(again.deadLetters.map((d) => `${d.partition}@${d.offset}`)).toEqual(['1@1']);
+});
+
+it('bounds a read by the key and value bytes fetched, not by the staged lines the worker wrote besides', async () => {
+  await stream.close();
+  stream = new KafkaOffsetStream({ settings: { topics: ['t'], brokers: ['127.0.0.1:1'], decoder: debeziumEnvelopeDecoder(new JsonDecoder()), checkJson: false, debeziumJson: true }, reader: 'p.f', client: () => fake });
+  const values = [1, 2, 3, 4].map((id) => Buffer.from(JSON.stringify({ op: 'c', before: null, after: { id, name: `name-${id}` }, source: { lsn: id } })));
+  const messages = values.map((value, i) => ({ offset: String(i), timestamp: '0', key: Buffer.from(`k${i}`), value, attributes: 0 }) as KafkaMessage);
+  const fetched = unpackBatch(packBatch({ ...P0, fetchedOffset: '0', messages, lastOffset: () => '3' } as unknown as Batch, 0, debeziumEnvelopeLines));
+  expect(fetched.records.every((r) => r.stagedLine !== undefined)).toBe(true);
+  const twoRecords = 2 * 2 + (values[0] as Buffer).length + (values[1] as Buffer).length;
+  const reading = stream.read([range(P0, 0, 4)], { ...LIMITS, maxBytes: twoRecords });
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  fake.assign([P0]);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  fake.deliverFetched(fetched);
+  expect(offsets(await reading)).toEqual(['0@0', '0@1']);
 });

@@ -103,6 +103,8 @@ describe('staged lines written while packing', () => {
     // A value kept in its staged line counts as the line, which is what the record holds.
     expect(records.map((r) => r.byteLength)).toEqual(records.map((r, i) => (jsonMessages[i]?.key?.length ?? 0) + (r.stagedLine === undefined ? (jsonMessages[i]?.value?.length ?? 0) : (r.stagedLine.end - r.stagedLine.start))));
     expect(records.filter((r) => r.stagedLine !== undefined).every((r, i) => (r.byteLength as number) > (jsonMessages[i]?.value?.length ?? 0))).toBe(true);
+    // What a batch's byte bound counts: the key and the value as fetched, wherever it is kept.
+    expect(records.map((r) => r.fetchedBytes)).toEqual(jsonMessages.map((m) => (m.key?.length ?? 0) + (m.value?.length ?? 0)));
     expect(new Set(records[0]?.fieldNames)).toEqual(new Set(['id', 'name', 'nested', 'big']));
     expect(records[3]?.fieldNames).toBeUndefined();
   });

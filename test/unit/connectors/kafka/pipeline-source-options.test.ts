@@ -74,3 +74,10 @@ it('takes the read-ahead in bytes from read_ahead_bytes, refusing one under 1 Mi
   expect(pipelineKafkaSource(source({ options: { read_ahead_bytes: '33554432' } })).readAheadBytes).toBe(33_554_432);
   expect(() => pipelineKafkaSource(source({ options: { read_ahead_bytes: '4096' } }))).toThrow(/Kafka source "orders": option read_ahead_bytes: at least 1048576 \(1 MiB\)/);
 });
+
+it('has the consumer\'s worker write the staged lines of Debezium JSON envelopes, not of row images or Avro envelopes', () => {
+  expect(pipelineKafkaSource(source({ valueFormat: 'debezium' })).debeziumJson).toBe(true);
+  expect(pipelineKafkaSource(source({ valueFormat: 'debezium', options: { debezium_op_column: '_op' } })).debeziumJson).toBeUndefined();
+  expect(pipelineKafkaSource(source({ valueFormat: 'json' })).debeziumJson).toBeUndefined();
+  expect(pipelineKafkaSource(source({ valueFormat: 'debezium-avro' }), { THUND_KAFKA_SCHEMA_REGISTRY_URL: 'http://r:8081' }).debeziumJson).toBeUndefined();
+});
