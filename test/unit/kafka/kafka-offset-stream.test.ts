@@ -92,7 +92,7 @@ it('hands out dead letters in offset order with the records, seeks for a read th
 
 it('bounds a read by the key and value bytes fetched, not by the staged lines the worker wrote besides', async () => {
   await stream.close();
-  stream = new KafkaOffsetStream({ settings: { topics: ['t'], brokers: ['127.0.0.1:1'], decoder: debeziumEnvelopeDecoder(new JsonDecoder()), checkJson: false, debeziumJson: true }, reader: 'p.f', client: () => fake });
+  stream = new KafkaOffsetStream({ settings: { topics: ['t'], brokers: ['127.0.0.1:1'], decoder: debeziumEnvelopeDecoder(new JsonDecoder()), checkJson: false, debeziumJson: true, readAheadBytes: 16 * 1024 * 1024 }, reader: 'p.f', client: () => fake });
   const values = [1, 2, 3, 4].map((id) => Buffer.from(JSON.stringify({ op: 'c', before: null, after: { id, name: `name-${id}` }, source: { lsn: id } })));
   const messages = values.map((value, i) => ({ offset: String(i), timestamp: '0', key: Buffer.from(`k${i}`), value, attributes: 0 }) as KafkaMessage);
   const fetched = unpackBatch(packBatch({ ...P0, fetchedOffset: '0', messages, lastOffset: () => '3' } as unknown as Batch, 0, debeziumEnvelopeLines));
