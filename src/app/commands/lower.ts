@@ -7,16 +7,14 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { InvalidInputError } from '../../errors.js';
 import { formatProblem } from '../../pipeline/problems.js';
-import { sparkCatalogConfig } from '../../sdp/catalog-conf.js';
-import { lowerPipeline } from '../../sdp/lower-pipeline.js';
 import { formatReportJson, formatReportText } from '../../sdp/lowering-report.js';
 import { writeProject } from '../../sdp/project-files.js';
 import { startSparkPipelines } from '../../sdp/spark-pipelines-process.js';
 import { sparkRuntimeFromEnv } from '../../sdp/spark-runtime.js';
 import { DEFAULT_SPARK_VERSION, parseSparkVersion } from '../../sdp/spark-version.js';
+import { lowerGraph } from '../lower-graph.js';
 import { analysePipelineFile } from './validate.js';
 
 export interface LowerOptions {
@@ -42,15 +40,12 @@ export async function lowerCommand(specPath: string, options: LowerOptions, prin
     return 1;
   }
   const { definition, graph } = analysed;
-  const catalog = sparkCatalogConfig(definition.catalog, definition.storage, definition.specPath, process.env, {
+  const out = path.resolve(options.out);
+  const { project, catalog } = lowerGraph(graph, definition, {
+    out,
+    sparkVersion: sparkVersion.text,
     ...(options.warehouse === undefined ? {} : { warehouse: options.warehouse }),
     ...(options.catalogName === undefined ? {} : { catalogName: options.catalogName }),
-  });
-  const out = path.resolve(options.out);
-  const project = lowerPipeline(graph, {
-    sparkVersion,
-    catalog,
-    storage: pathToFileURL(path.join(out, 'storage')).href,
     sourceName: path.relative(process.cwd(), definition.specPath) || definition.specPath,
   });
   writeProject(out, project.files);

@@ -4,9 +4,7 @@
  * catalog its `catalog` block names (the embedded SQLite catalog by default). One line per flow:
  * what it wrote (or that it was up to date), its expectation counts and late rows, schema changes.
  */
-import { kafkaOffsetStreams } from '../../../connectors/kafka/kafka-offset-streams.js';
 import { formatIdentifier } from '../../../catalog/catalog.js';
-import { NativeBackend } from '../../backend/native/native-backend.js';
 import type { FlowRunSummary, RunEvent, RunResult } from '../../backend/run-event.js';
 import type { Published } from '../../engine/graph/sink/sink-flow-context.js';
 import type { FlowRunResult } from '../../engine/run-flow.js';
@@ -18,6 +16,7 @@ import { formatProblem } from '../../pipeline/problems.js';
 import type { PipelineGraph } from '../../pipeline/ir/graph.js';
 import type { PipelineDefinition } from '../../pipeline/spec-to-ir.js';
 import type { CatalogOverrides } from '../open-catalog.js';
+import { nativeBackendFor } from '../native-run.js';
 import { withPipelineResources } from '../pipeline-resources.js';
 import type { RunBackend } from './usage.js';
 import { analysePipelineFile } from './validate.js';
@@ -48,11 +47,7 @@ export async function runCommand(
   return withPipelineResources(analysed.definition, options, async (opened, sources) => {
     const written = new Map<string, FlowRunResult>();
     const published = new Map<string, Published>();
-    const backend = new NativeBackend({
-      catalog: opened.catalog,
-      io: opened.io,
-      sources,
-      streams: kafkaOffsetStreams(),
+    const backend = nativeBackendFor(opened, sources, {
       onWrite: (flow, result) => written.set(flow.name, result),
       onPublish: (flow, result) => published.set(flow.name, result),
     });

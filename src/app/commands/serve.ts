@@ -63,7 +63,7 @@ export async function serveCommand(argv: readonly string[]): Promise<void> {
       throw new InvalidInputError(`thund serve: ${pipelinePath} has no flows; define the pipeline's tables and flows, or serve one topic into one table with --topic and --table:\n${SERVE_USAGE}`);
     }
     const settings = pipelineServeSettings(flags, process.env, file);
-    await servePipeline({ pipelinePath, definition: analysed.definition, graph: analysed.graph, overrides, ...settings, logger: new JsonLogger(), stopSignal: stopSignalOnce() });
+    await servePipeline({ connection: analysed.definition, graph: analysed.graph, overrides, ...settings, logger: new JsonLogger(), stopSignal: stopSignalOnce() });
     return;
   }
   const settings = serveSettings(flags, process.env, file);

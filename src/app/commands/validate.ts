@@ -31,11 +31,15 @@ export async function analysePipelineText(text: string, sourceName: string): Pro
 
 async function analyseDefinition(loaded: DefinitionResult): Promise<AnalysedPipeline> {
   if (!loaded.ok) return { problems: loaded.problems };
+  return { definition: loaded.definition, ...(await analyseGraph(loaded.definition.graph)) };
+}
+
+/** A graph as declared (spec or builder): each flow's reads inferred with DuckDB's parser, then validated. */
+export async function analyseGraph(graph: PipelineGraph): Promise<{ graph: PipelineGraph; problems: readonly PipelineProblem[] }> {
   const parser = cachedSqlParser(new SqlParseCache(userCacheDir('sql-parse')));
   try {
-    const inferred = await inferDependencies(loaded.definition.graph, parser);
-    const problems = sortProblems([...inferred.problems, ...validate(inferred.graph)]);
-    return { definition: loaded.definition, graph: inferred.graph, problems };
+    const inferred = await inferDependencies(graph, parser);
+    return { graph: inferred.graph, problems: sortProblems([...inferred.problems, ...validate(inferred.graph)]) };
   } finally {
     await parser.close();
   }

@@ -21,7 +21,7 @@ import type { RunEvent } from '../../backend/run-event.js';
 import { ThundError } from '../../errors.js';
 import { isTableDataset } from '../../pipeline/ir/dataset.js';
 import type { PipelineGraph } from '../../pipeline/ir/graph.js';
-import type { PipelineDefinition } from '../../pipeline/spec-to-ir.js';
+import type { ConnectionSource } from '../../pipeline/resolve-connection.js';
 import type { CatalogOverrides } from '../open-catalog.js';
 import { withPipelineResources } from '../pipeline-resources.js';
 import { startHttpServer } from './http-server.js';
@@ -32,8 +32,8 @@ import { ServeMaintenance } from './serve-maintenance.js';
 import { ServedStreams } from './served-streams.js';
 
 export interface PipelineServeRequest {
-  readonly pipelinePath: string;
-  readonly definition: PipelineDefinition;
+  /** Where the tables live: the pipeline's catalog and storage blocks. */
+  readonly connection: ConnectionSource;
   readonly graph: PipelineGraph;
   readonly overrides: CatalogOverrides;
   readonly httpHost: string;
@@ -53,7 +53,7 @@ export interface PipelineServeRequest {
 export async function servePipeline(request: PipelineServeRequest): Promise<void> {
   const { graph, logger } = request;
   const intervalMs = triggerInterval(graph, request.triggerIntervalMs);
-  await withPipelineResources(request.definition, request.overrides, async (opened, sources) => {
+  await withPipelineResources(request.connection, request.overrides, async (opened, sources) => {
     const streams = new ServedStreams(
       kafkaOffsetStreams(request.env ?? process.env, (change, reader) =>
         logger.log('info', 'partitions assigned', { reader, generation: change.generation, assigned: names(change.assigned), revoked: names(change.revoked) }),

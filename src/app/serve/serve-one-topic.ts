@@ -36,8 +36,7 @@ export async function serveOneTopic(request: OneTopicServeRequest): Promise<void
   const { settings } = request;
   const { definition, graph } = await oneTopicPipeline(request.pipelinePath, settings);
   await servePipeline({
-    pipelinePath: request.pipelinePath,
-    definition,
+    connection: definition,
     graph,
     overrides: request.overrides,
     httpHost: settings.httpHost,
