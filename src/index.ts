@@ -16,28 +16,9 @@
 
 // Authoring: the builder and the pipeline graph it builds.
 export { kafka, parquet, pipeline, PipelineBuilder } from './pipeline/builder.js';
-export type { FlowInput, SinkInput, SourceInput, TableInput, ViewInput } from './pipeline/builder.js';
-export type { PipelineGraph } from './pipeline/ir/graph.js';
-export type {
-  Dataset,
-  DatasetKind,
-  KafkaSourceOptions,
-  ParquetSourceOptions,
-  SinkDataset,
-  SourceDataset,
-  TableDataset,
-  TableSettings,
-  ViewDataset,
-} from './pipeline/ir/dataset.js';
-export type { ApplyChanges, ApplyChangesFlow, AppendFlow, Flow, FlowDependencies, FlowKind, FlowRead, OnceFlow } from './pipeline/ir/flow.js';
-export type { Expectation, ExpectationAction } from './pipeline/ir/expectation.js';
-export type { OutputMode, StreamingSettings, Trigger, Watermark } from './pipeline/ir/streaming.js';
-export type { PartitionField } from './pipeline/ir/partition-field.js';
-export type { DeclaredColumn, DeclaredSchema } from './pipeline/ir/column-types.js';
-export type { Duration } from './pipeline/ir/duration.js';
-export type { Origin } from './pipeline/ir/origin.js';
+export type * from './pipeline/ir/public-types.js';
 export type { PipelineProblem, ProblemCode } from './pipeline/problems.js';
-export { formatProblem } from './pipeline/problems.js';
+export { formatProblem, PROBLEM_CODES } from './pipeline/problems.js';
 export type { PlanFormat } from './pipeline/render-graph.js';
 
 // Pipelines: validate, plan, run, serve, lower.
@@ -49,18 +30,7 @@ export type {
   ServePipelineOptions,
   ValidatedPipeline,
 } from './app/api/pipeline-api.js';
-export type { Capabilities, ExecBackend, RunHandle, RunOptions } from './backend/exec-backend.js';
-export type {
-  ExpectationCounts,
-  FlowCounts,
-  FlowRunSummary,
-  FlowSkip,
-  RunError,
-  RunEvent,
-  RunPhase,
-  RunResult,
-  RunStatus,
-} from './backend/run-event.js';
+export type * from './backend/public-types.js';
 export { RUN_PHASES } from './backend/run-event.js';
 export type { ElementType, LoweringEntry, LoweringReport, LoweringStatus } from './sdp/lowering-report.js';
 export type { ProjectFile } from './sdp/lower-pipeline.js';

@@ -30,6 +30,9 @@ npx tsc -p tsconfig.json --noEmit
 step "build (dist/ is needed by CLI tests)"
 npm run build
 
+step "API report (the package's public surface against etc/thund.api.md)"
+npm run --silent api:check
+
 step "tests (vitest)"
 report_dir="$(mktemp -d)"
 trap 'rm -rf "$report_dir"' EXIT
