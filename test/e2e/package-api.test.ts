@@ -134,3 +134,11 @@ describe('the packed package, installed into a fresh project', () => {
     expect(rows.sort((a, b) => a.id - b.id)).toEqual(EXPECTED);
   }, 300_000);
 });
+
+describe('the README example', () => {
+  it('is examples/library/orders.ts, the program the package test runs', () => {
+    const example = readFileSync(EXAMPLE, 'utf8');
+    const code = example.slice(example.indexOf("import { tableFromArrays }"));
+    expect(readFileSync(join(REPO, 'README.md'), 'utf8')).toContain(`\`\`\`ts\n${code}\`\`\``);
+  });
+});

@@ -1,9 +1,10 @@
-/** Evidence for the Spark lowering, the CLI, the Docker image, and what open issues promise. */
+/** Evidence for the Spark lowering, the CLI, the TypeScript library, the Docker image, and what open issues promise. */
 import { proof, type Capability } from '../capability.js';
 
 const SDP = 'Spark Declarative Pipelines';
 const CLI = 'CLI';
 const DOCKER = 'Docker';
+const LIBRARY = 'TypeScript library';
 const PLANNED = 'Planned';
 
 export const TOOL_CAPABILITIES: readonly Capability[] = [
@@ -113,11 +114,27 @@ export const TOOL_CAPABILITIES: readonly Capability[] = [
     proofs: [proof('unit', 'test/unit/stack/containers-module.test.ts', 'loads the testcontainers stack on this Node version')],
   },
   {
-    id: 'planned.library-api',
-    area: PLANNED,
-    description: 'A library API: `import { … } from \'thund\'` to build and run pipelines from TypeScript.',
-    status: 'Planned',
-    proofs: [],
+    id: 'library.package-api',
+    area: LIBRARY,
+    description:
+      "`import { … } from 'thund'` (ESM with declarations): build a pipeline, validate, plan, run (RunHandle and RunEvents), serve and lower it; open a catalog and append, overwrite, upsert, delete and read rows as Arrow.",
+    status: 'Available',
+    note: 'Rows given or read as Arrow take flat boolean, integer, floating point, string, date and timestamp columns; other types go through a DuckDB query.',
+    proofs: [
+      proof('e2e', 'test/e2e/package-api.test.ts', 'the packed package, installed into a fresh project type-checks the example against the package declarations'),
+      proof('e2e', 'test/e2e/package-api.test.ts', 'the packed package, installed into a fresh project runs the pipeline and the table operations, and reads the rows back as Arrow'),
+      proof('e2e', 'test/e2e/package-api.test.ts', 'the packed package, installed into a fresh project wrote a table pyiceberg reads with the same rows'),
+    ],
+  },
+  {
+    id: 'library.api-report',
+    area: LIBRARY,
+    description: 'The public surface is recorded in etc/thund.api.md; `npm test` fails when it changes unrecorded, naming removed or changed exports as BREAKING.',
+    status: 'Available',
+    proofs: [
+      proof('unit', 'test/unit/scripts/api-report-diff.test.ts', 'compareApiReports calls a removed export and a changed one breaking, and a new one added'),
+      proof('unit', 'test/unit/scripts/api-report-diff.test.ts', 'compareApiReports ignores comment lines: a warning or release tag that changes is not a surface change'),
+    ],
   },
   {
     id: 'planned.typescript-pipelines',
