@@ -4,8 +4,8 @@
  * (checked by the same schemas, opened by the same code as `thund run`).
  */
 import type { TableIdentifier } from '../../../catalog/catalog.js';
-import { parseTableName } from '../commands/existing-table.js';
-import { connectionFromConfig, type ConnectionConfig } from '../connection-config.js';
+import { parseTableName } from '../table-name.js';
+import type { ConnectionConfig } from '../connection-config.js';
 import { tableHandle, type ThundTable } from './table-handle.js';
 
 export interface ThundCatalog {
@@ -21,9 +21,9 @@ export interface ThundCatalog {
 }
 
 export async function openCatalog(config: ConnectionConfig = {}): Promise<ThundCatalog> {
+  // Loaded here: the config's schemas, the embedded catalog's SQLite and the REST and Glue clients are not needed to import the package.
+  const [{ connectionFromConfig }, { openCatalog: openConnection }] = await Promise.all([import('../connection-config.js'), import('../open-catalog.js')]);
   const connection = connectionFromConfig(config);
-  // Loaded here: the embedded catalog's SQLite and the REST and Glue clients are not needed to import the package.
-  const { openCatalog: openConnection } = await import('../open-catalog.js');
   const opened = await openConnection(connection);
   return {
     description: opened.description,

@@ -7,12 +7,12 @@
 import type { RunHandle, RunOptions } from '../../backend/exec-backend.js';
 import { InvalidInputError } from '../../errors.js';
 import type { PipelineGraph } from '../../pipeline/ir/graph.js';
+import type { ConnectionSource } from '../../pipeline/resolve-connection.js';
 import { formatProblem, type PipelineProblem } from '../../pipeline/problems.js';
 import type { PlanFormat } from '../../pipeline/render-graph.js';
 import type { LoweringReport } from '../../sdp/lowering-report.js';
 import type { ProjectFile } from '../../sdp/lower-pipeline.js';
-import { analyseGraph } from '../commands/validate.js';
-import { connectionFromConfig, type ConnectionConfig } from '../connection-config.js';
+import type { ConnectionConfig } from '../connection-config.js';
 
 export interface ValidatedPipeline {
   /** The graph with each flow's reads inferred (what run, plan and lower take). */
@@ -21,7 +21,8 @@ export interface ValidatedPipeline {
   readonly problems: readonly PipelineProblem[];
 }
 
-export function validatePipeline(graph: PipelineGraph): Promise<ValidatedPipeline> {
+export async function validatePipeline(graph: PipelineGraph): Promise<ValidatedPipeline> {
+  const { analyseGraph } = await import('../commands/validate.js');
   return analyseGraph(graph);
 }
 
@@ -45,7 +46,7 @@ export interface RunPipelineOptions extends ConnectionConfig {
 export async function runPipeline(graph: PipelineGraph, options: RunPipelineOptions = {}): Promise<RunHandle> {
   const valid = await validGraph(graph);
   const [{ openPipelineResources }, { nativeBackendFor }] = await Promise.all([import('../pipeline-resources.js'), import('../native-run.js')]);
-  const resources = await openPipelineResources(connectionFromConfig(options), {});
+  const resources = await openPipelineResources(await connectionOf(options), {});
   const runOptions: RunOptions = {
     fullRefresh: options.fullRefresh === true,
     ...(options.signal === undefined ? {} : { signal: options.signal }),
@@ -89,7 +90,7 @@ export async function servePipeline(graph: PipelineGraph, options: ServePipeline
     else options.signal.addEventListener('abort', () => resolve('abort'), { once: true });
   });
   await serve({
-    connection: connectionFromConfig(options),
+    connection: await connectionOf(options),
     graph: valid,
     overrides: {},
     ...settings,
@@ -116,7 +117,7 @@ export interface LoweredPipeline {
 export async function lowerPipeline(graph: PipelineGraph, options: LowerPipelineOptions): Promise<LoweredPipeline> {
   const valid = await validGraph(graph);
   const { lowerGraph } = await import('../lower-graph.js');
-  const { project } = lowerGraph(valid, connectionFromConfig(options), {
+  const { project } = lowerGraph(valid, await connectionOf(options), {
     out: options.out,
     ...(options.sparkVersion === undefined ? {} : { sparkVersion: options.sparkVersion }),
     sourceName: `pipeline ${graph.name}`,
@@ -125,9 +126,15 @@ export async function lowerPipeline(graph: PipelineGraph, options: LowerPipeline
 }
 
 async function validGraph(graph: PipelineGraph): Promise<PipelineGraph> {
-  const analysed = await analyseGraph(graph);
+  const analysed = await validatePipeline(graph);
   if (analysed.problems.length > 0) {
     throw new InvalidInputError(`pipeline ${graph.name} has problems:\n${analysed.problems.map(formatProblem).join('\n')}`, { context: { pipeline: graph.name } });
   }
   return analysed.graph;
+}
+
+/** The config checked by the spec's schemas (zod and the spec modules load here, not on import). */
+async function connectionOf(config: ConnectionConfig): Promise<ConnectionSource> {
+  const { connectionFromConfig } = await import('../connection-config.js');
+  return connectionFromConfig(config);
 }

@@ -17,7 +17,8 @@ import { InvalidInputError } from '../../errors.js';
 import type { FileIO } from '../../iceberg/file-io.js';
 import { stringifyJson } from '../../iceberg/json.js';
 import { addFiles } from '../../table/add-files.js';
-import { loadDefinition, openExistingCatalog, parseTableName } from './existing-table.js';
+import { parseTableName } from '../table-name.js';
+import { loadDefinition, openExistingCatalog } from './existing-table.js';
 import type { InspectOptions } from './inspect.js';
 
 export interface AddFilesOptions extends InspectOptions {

@@ -1,7 +1,7 @@
 /**
- * What commands on existing tables (inspect, maintain) share: a table name from the command
- * line, the pipeline spec whose catalog and storage blocks say where tables live, and that
- * catalog opened without ever creating a warehouse.
+ * What commands on existing tables (inspect, maintain) share: the pipeline spec whose catalog
+ * and storage blocks say where tables live, and that catalog opened without ever creating a
+ * warehouse (table names are parsed by ../table-name.ts).
  */
 import { formatIdentifier, type TableIdentifier } from '../../../catalog/catalog.js';
 import { InvalidInputError, NoSuchTableError } from '../../errors.js';
@@ -9,14 +9,6 @@ import { isTableDataset } from '../../pipeline/ir/dataset.js';
 import { formatProblem } from '../../pipeline/problems.js';
 import { loadPipelineDefinition, type PipelineDefinition } from '../../pipeline/spec-to-ir.js';
 import { openCatalog, type CatalogOverrides, type OpenedCatalog } from '../open-catalog.js';
-
-export function parseTableName(text: string): TableIdentifier {
-  const parts = text.split('.');
-  if (parts.length < 2 || parts.some((part) => part === '')) {
-    throw new InvalidInputError(`"${text}" is not a table name: write namespace.table, e.g. lake.orders`, { context: { table: text } });
-  }
-  return { namespace: parts.slice(0, -1), name: parts[parts.length - 1] as string };
-}
 
 /** The catalog of `spec` (the embedded default without one); a warehouse that does not exist is an error, never created. */
 export async function openExistingCatalog(

@@ -11,7 +11,8 @@ import { liveDataFiles } from '../../table/scan.js';
 import { liveRowCountOf } from '../../table/live-row-count.js';
 import type { PipelineDefinition } from '../../pipeline/spec-to-ir.js';
 import type { CatalogOverrides } from '../open-catalog.js';
-import { loadDefinition, openExistingCatalog, parseTableName, pipelineTables } from './existing-table.js';
+import { parseTableName } from '../table-name.js';
+import { loadDefinition, openExistingCatalog, pipelineTables } from './existing-table.js';
 
 export interface InspectOptions extends CatalogOverrides {
   readonly json?: boolean;

@@ -10,7 +10,8 @@ import { DuckDbSession } from '../../duckdb/session.js';
 import { InvalidInputError } from '../../errors.js';
 import { stringifyJson } from '../../iceberg/json.js';
 import type { MaintenanceActionName } from '../../table/maintenance/maintenance-action.js';
-import { loadDefinition, openExistingCatalog, parseTableName, pipelineTables } from './existing-table.js';
+import { parseTableName } from '../table-name.js';
+import { loadDefinition, openExistingCatalog, pipelineTables } from './existing-table.js';
 import { MAINTENANCE_ACTIONS, type MaintenanceFlags } from './maintenance-actions.js';
 
 const ACTION_FLAGS = [...MAINTENANCE_ACTIONS.keys()];

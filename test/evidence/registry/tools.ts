@@ -124,6 +124,8 @@ export const TOOL_CAPABILITIES: readonly Capability[] = [
       proof('e2e', 'test/e2e/package-api.test.ts', 'the packed package, installed into a fresh project type-checks the example against the package declarations'),
       proof('e2e', 'test/e2e/package-api.test.ts', 'the packed package, installed into a fresh project runs the pipeline and the table operations, and reads the rows back as Arrow'),
       proof('e2e', 'test/e2e/package-api.test.ts', 'the packed package, installed into a fresh project wrote a table pyiceberg reads with the same rows'),
+      proof('unit', 'test/unit/app/table-handle.test.ts', 'the table API on an embedded catalog appends an Arrow table of every flat type and reads the same values back, nulls and microseconds included'),
+      proof('unit', 'test/unit/app/table-handle.test.ts', 'the table API on an embedded catalog overwrites, upserts by key, deletes by condition, and reads an older snapshot and a filtered one'),
     ],
   },
   {
