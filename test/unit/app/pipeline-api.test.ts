@@ -33,6 +33,16 @@ describe('the pipeline API on a builder graph', () => {
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+  /** The rows lake.orders has, read back through the table API. */
+  async function ordersRows(warehouse: string): Promise<number> {
+    const lake = await openCatalog({ catalog: { type: 'sql', warehouse } });
+    try {
+      return (await lake.table('lake.orders').read()).numRows;
+    } finally {
+      await lake.close();
+    }
+  }
+
   const orders = (sql = 'SELECT id, amount FROM STREAM(raw)') =>
     pipeline('orders').source('raw', parquet(input)).streamingTable('lake.orders').flow('load', { target: 'lake.orders', sql }).build();
 
@@ -60,12 +70,7 @@ describe('the pipeline API on a builder graph', () => {
     expect(phases[0]).toBe('planning');
     expect(phases.at(-1)).toBe('done');
     expect(result.flows.map((flow) => [flow.flow, flow.counts.rowsWritten])).toEqual([['load', 4]]);
-    const lake = await openCatalog({ catalog: { type: 'sql', warehouse } });
-    try {
-      expect((await lake.table('lake.orders').read()).numRows).toBe(4);
-    } finally {
-      await lake.close();
-    }
+    expect(await ordersRows(warehouse)).toBe(4);
   });
 
   it('serves until the signal, committing the input on the first trigger', async () => {
@@ -83,12 +88,7 @@ describe('the pipeline API on a builder graph', () => {
       },
     });
     expect(logged).toEqual(expect.arrayContaining(['thund serve started', 'flow committed', 'thund serve stopped']));
-    const lake = await openCatalog({ catalog: { type: 'sql', warehouse } });
-    try {
-      expect((await lake.table('lake.orders').read()).numRows).toBe(4);
-    } finally {
-      await lake.close();
-    }
+    expect(await ordersRows(warehouse)).toBe(4);
   });
 
   it('lowers to an SDP project with a report entry for every dataset and flow', async () => {
