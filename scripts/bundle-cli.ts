@@ -15,8 +15,11 @@ import { build } from 'esbuild';
 const root = resolve(import.meta.dirname, '..');
 const outdir = resolve(root, 'dist/bin');
 
-/** Not bundled: native addons (DuckDB, SQLite) and the large clients only some commands use. */
-const EXTERNAL = ['@duckdb/node-bindings', 'better-sqlite3', 'kafkajs', '@aws-sdk/*', '@smithy/*'];
+/**
+ * Not bundled: native addons (DuckDB, SQLite), the large clients only some commands use, and tsx
+ * (with esbuild's binary), which loads TypeScript pipeline modules.
+ */
+const EXTERNAL = ['@duckdb/node-bindings', 'better-sqlite3', 'kafkajs', '@aws-sdk/*', '@smithy/*', 'tsx', 'tsx/*', 'esbuild'];
 
 rmSync(outdir, { recursive: true, force: true });
 await build({

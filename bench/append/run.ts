@@ -15,7 +15,7 @@ import { NativeBackend } from '../../src/backend/native/native-backend.js';
 import { duckDbSqlParser } from '../../src/duckdb/sql-parser.js';
 import type { FlowRunResult } from '../../src/engine/run-flow.js';
 import { inferDependencies } from '../../src/pipeline/infer-dependencies.js';
-import { loadPipelineDefinition } from '../../src/pipeline/spec-to-ir.js';
+import { loadPipelineDefinition } from '../../src/pipeline/definition-file.js';
 import { openEmbeddedCatalog } from '../../src/app/embedded-catalog.js';
 
 const { values } = parseArgs({ options: { rows: { type: 'string', default: '5000000' } } });

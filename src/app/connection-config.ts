@@ -1,38 +1,18 @@
 /**
- * The `catalog` and `storage` blocks, checked by the spec's own wire schemas, whether written in
- * a YAML file (serve's connection file) or given as an object from code (the package API's
- * openCatalog): one schema, one resolution, so a config means the same wherever it is written.
+ * The `catalog` and `storage` blocks given as an object from code (the package API's openCatalog,
+ * runPipeline, …): checked and resolved as a spec's blocks are (pipeline/connection-blocks.ts).
  */
 import path from 'node:path';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { InvalidInputError } from '../errors.js';
-import { CatalogWire, StorageWire } from '../pipeline/connection-schema.js';
-import { catalogFromWire, storageFromWire, type Locate } from '../pipeline/connection-spec.js';
+import { connectionFromBlocks, parseConnectionBlocks } from '../pipeline/connection-blocks.js';
+import type { CatalogWire, StorageWire } from '../pipeline/connection-schema.js';
 import type { ConnectionSource } from '../pipeline/resolve-connection.js';
-import { issuesToProblems } from '../pipeline/spec-schema.js';
-import type { SpecProblem } from '../pipeline/yaml-locator.js';
-
-const ConnectionBlocks = z.looseObject({ catalog: CatalogWire.optional(), storage: StorageWire.optional() });
-type ConnectionBlocks = z.output<typeof ConnectionBlocks>;
 
 /** A catalog block as a pipeline spec writes it (`type: sql | rest | glue`, secrets by `*_env` variable names). */
 export type CatalogConfig = z.input<typeof CatalogWire>;
 /** A storage block as a pipeline spec writes it (`s3: { region, endpoint, … }`). */
 export type StorageConfig = z.input<typeof StorageWire>;
-
-export function parseConnectionBlocks(data: object): { blocks: ConnectionBlocks } | { problems: SpecProblem[] } {
-  const parsed = ConnectionBlocks.safeParse(data, { reportInput: true });
-  return parsed.success ? { blocks: parsed.data } : { problems: issuesToProblems(parsed.error.issues) };
-}
-
-/** `specPath`: the file the blocks are written in; a relative sql warehouse resolves from its folder. */
-export function connectionFromBlocks(blocks: ConnectionBlocks, specPath: string, locate: Locate): ConnectionSource {
-  return {
-    catalog: catalogFromWire(blocks.catalog, specPath, locate),
-    storage: storageFromWire(blocks.storage, specPath, locate),
-    specPath: path.resolve(specPath),
-  };
-}
 
 export interface ConnectionConfig {
   /** Default: the embedded catalog (`{ type: 'sql' }`) with its warehouse in ./warehouse. */

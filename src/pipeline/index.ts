@@ -1,6 +1,7 @@
 /** Pipeline authoring and the IR: what a user or another backend imports. */
 export { kafka, parquet, pipeline, PipelineBuilder } from './builder.js';
-export { loadPipelineDefinition, parsePipelineDefinition } from './spec-to-ir.js';
+export { parsePipelineDefinition } from './spec-to-ir.js';
+export { loadPipelineDefinition } from './definition-file.js';
 export type { DefinitionResult, PipelineDefinition } from './spec-to-ir.js';
 export { inferDependencies } from './infer-dependencies.js';
 export type { InferredGraph, SqlParser } from './infer-dependencies.js';

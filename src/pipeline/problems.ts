@@ -9,6 +9,8 @@ export const PROBLEM_CODES = {
   SPEC: 'THUND_E_SPEC',
   /** The spec file is not valid YAML. */
   YAML_SYNTAX: 'THUND_E_YAML_SYNTAX',
+  /** A pipeline module (.ts, .js) that does not load, or whose default export is not a built pipeline graph. */
+  PIPELINE_MODULE: 'THUND_E_PIPELINE_MODULE',
   /** Two datasets, two flows, or two expectations of one dataset share a name (ignoring case). */
   DUPLICATE_NAME: 'THUND_E_DUPLICATE_NAME',
   /** A flow's target or a dataset its query reads is not declared. */

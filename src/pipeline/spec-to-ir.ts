@@ -21,7 +21,6 @@ import { GraphRegistry } from './ir/registry.js';
 import type { OutputMode } from './ir/streaming.js';
 import { PROBLEM_CODES, type PipelineProblem } from './problems.js';
 import { issuesToProblems, nameLengthProblem, SQL_IDENTIFIER, TABLE_KEY, type WriteMode } from './spec-schema.js';
-import { readSpecFile } from './spec-file.js';
 import { expandSpecEnv } from './spec-env.js';
 import type { Environment } from './env-template.js';
 import { formatFieldPath, parseYaml, type FieldPath, type SpecProblem, type YamlLocator } from './yaml-locator.js';
@@ -37,11 +36,6 @@ export interface PipelineDefinition {
 export type DefinitionResult =
   | { readonly ok: true; readonly definition: PipelineDefinition }
   | { readonly ok: false; readonly problems: readonly PipelineProblem[] };
-
-/** `env` fills the `${NAME}` references of source and sink settings (spec-env.ts). */
-export async function loadPipelineDefinition(specPath: string, env: Environment = process.env): Promise<DefinitionResult> {
-  return parsePipelineDefinition(await readSpecFile(specPath), specPath, env);
-}
 
 export function parsePipelineDefinition(text: string, sourceName: string, env: Environment = process.env): DefinitionResult {
   let yaml: YamlLocator;

@@ -7,7 +7,8 @@ import { formatIdentifier, type TableIdentifier } from '../../../catalog/catalog
 import { InvalidInputError, NoSuchTableError } from '../../errors.js';
 import { isTableDataset } from '../../pipeline/ir/dataset.js';
 import { formatProblem } from '../../pipeline/problems.js';
-import { loadPipelineDefinition, type PipelineDefinition } from '../../pipeline/spec-to-ir.js';
+import type { PipelineDefinition } from '../../pipeline/spec-to-ir.js';
+import { loadPipelineDefinition } from '../../pipeline/definition-file.js';
 import { openCatalog, type CatalogOverrides, type OpenedCatalog } from '../open-catalog.js';
 
 /** The catalog of `spec` (the embedded default without one); a warehouse that does not exist is an error, never created. */

@@ -9,7 +9,8 @@ import { SqlParseCache } from '../../duckdb/sql-parse-cache.js';
 import { inferDependencies } from '../../pipeline/infer-dependencies.js';
 import type { PipelineGraph } from '../../pipeline/ir/graph.js';
 import { formatProblem, sortProblems, type PipelineProblem } from '../../pipeline/problems.js';
-import { loadPipelineDefinition, parsePipelineDefinition, type DefinitionResult, type PipelineDefinition } from '../../pipeline/spec-to-ir.js';
+import { parsePipelineDefinition, type DefinitionResult, type PipelineDefinition } from '../../pipeline/spec-to-ir.js';
+import { loadPipelineDefinition } from '../../pipeline/definition-file.js';
 import { validate } from '../../pipeline/validate.js';
 import { userCacheDir } from '../user-cache-dir.js';
 

@@ -6,7 +6,7 @@
 import { readSpecFile } from '../../pipeline/spec-file.js';
 import { parseYaml, type FieldPath } from '../../pipeline/yaml-locator.js';
 import type { ConnectionSource } from '../../pipeline/resolve-connection.js';
-import { connectionFromBlocks, parseConnectionBlocks } from '../connection-config.js';
+import { connectionFromBlocks, parseConnectionBlocks } from '../../pipeline/connection-blocks.js';
 
 export async function loadConnectionFile(specPath: string): Promise<ConnectionSource> {
   const text = await readSpecFile(specPath);

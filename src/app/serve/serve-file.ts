@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { InvalidInputError } from '../../errors.js';
 import { substituteEnv, templateReferences, type Environment } from '../../pipeline/env-template.js';
+import { isPipelineModule } from '../../pipeline/definition-file.js';
 import { readSpecFile } from '../../pipeline/spec-file.js';
 import { parseYaml } from '../../pipeline/yaml-locator.js';
 import { fileKeyOf, SERVE_FLAGS, type ServeFileSettings, type ServeFlag } from './serve-config.js';
@@ -19,7 +20,9 @@ const SECRET_KEYS: Readonly<Record<string, string>> = {
 };
 const Block = z.record(z.string(), z.union([z.string(), z.number(), z.bigint(), z.boolean()], { error: 'must be a text, number or boolean value' }));
 
+/** A TypeScript / JavaScript pipeline module has no serve block: its settings are flags and environment variables. */
 export async function loadServeFile(specPath: string, env: Environment): Promise<ServeFileSettings> {
+  if (isPipelineModule(specPath)) return { path: specPath, values: {} };
   const yaml = parseYaml(await readSpecFile(specPath), specPath);
   const data = yaml.data() as unknown;
   const block = typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as Record<string, unknown>)['serve'] : undefined;

@@ -16,18 +16,20 @@ export function formatOrigin(origin: Origin): string {
 
 const FRAME = /\(?((?:file:\/\/)?[^\s()]+?):(\d+):(\d+)\)?$/;
 
+/** The file positions of a stack trace's frames, innermost first (`node:` frames included). */
+export function stackFrames(stack: string): Origin[] {
+  return stack.split('\n').flatMap((frame) => {
+    const match = FRAME.exec(frame.trim());
+    return match === null ? [] : [{ file: (match[1] ?? '').replace(/^file:\/\//, ''), line: Number(match[2]), column: Number(match[3]) }];
+  });
+}
+
 /**
  * The first stack frame outside the files named by `internalFiles` (the builder itself): that is
  * the user's line that declared the element.
  */
 export function callerOrigin(internalFiles: readonly string[]): Origin {
-  const stack = new Error().stack?.split('\n').slice(1) ?? [];
-  for (const frame of stack) {
-    const match = FRAME.exec(frame.trim());
-    if (match === null) continue;
-    const file = (match[1] ?? '').replace(/^file:\/\//, '');
-    if (file.startsWith('node:') || internalFiles.some((internal) => file.endsWith(internal))) continue;
-    return { file, line: Number(match[2]), column: Number(match[3]) };
-  }
-  return UNKNOWN_ORIGIN;
+  const frames = stackFrames(new Error().stack?.split('\n').slice(1).join('\n') ?? '');
+  const caller = frames.find(({ file }) => !file.startsWith('node:') && !internalFiles.some((internal) => file.endsWith(internal)));
+  return caller ?? UNKNOWN_ORIGIN;
 }

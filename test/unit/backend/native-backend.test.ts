@@ -19,7 +19,7 @@ import { liveDataFiles } from '../../../src/table/scan.js';
 import { parquet, pipeline } from '../../../src/pipeline/builder.js';
 import { inferDependencies } from '../../../src/pipeline/infer-dependencies.js';
 import type { PipelineGraph } from '../../../src/pipeline/ir/graph.js';
-import { loadPipelineDefinition } from '../../../src/pipeline/spec-to-ir.js';
+import { loadPipelineDefinition } from '../../../src/pipeline/definition-file.js';
 
 const REPO = path.resolve(import.meta.dirname, '../../..');
 const INPUT = path.join(REPO, 'examples/quickstart/data/orders.parquet');

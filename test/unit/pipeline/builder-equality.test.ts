@@ -8,7 +8,8 @@ import { Decimal, Int64, TimestampMicrosecond, Utf8 } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import { kafka, parquet, pipeline } from '../../../src/pipeline/builder.js';
 import type { PipelineGraph } from '../../../src/pipeline/ir/graph.js';
-import { loadPipelineDefinition, parsePipelineDefinition, type PipelineDefinition } from '../../../src/pipeline/spec-to-ir.js';
+import { parsePipelineDefinition, type PipelineDefinition } from '../../../src/pipeline/spec-to-ir.js';
+import { loadPipelineDefinition } from '../../../src/pipeline/definition-file.js';
 
 const REPO = path.resolve(import.meta.dirname, '../../..');
 

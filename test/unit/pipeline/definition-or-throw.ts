@@ -4,7 +4,8 @@
  */
 import { InvalidInputError } from '../../../src/errors.js';
 import { formatOrigin } from '../../../src/pipeline/ir/origin.js';
-import { loadPipelineDefinition, parsePipelineDefinition, type DefinitionResult, type PipelineDefinition } from '../../../src/pipeline/spec-to-ir.js';
+import { parsePipelineDefinition, type DefinitionResult, type PipelineDefinition } from '../../../src/pipeline/spec-to-ir.js';
+import { loadPipelineDefinition } from '../../../src/pipeline/definition-file.js';
 
 export function parseDefinitionOrThrow(text: string, sourceName: string): PipelineDefinition {
   return orThrow(parsePipelineDefinition(text, sourceName), sourceName);

@@ -10,7 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../src/errors.js';
 import { isTableDataset, type SourceDataset, type TableDataset } from '../../../src/pipeline/ir/dataset.js';
 import { formatProblem } from '../../../src/pipeline/problems.js';
-import { loadPipelineDefinition, parsePipelineDefinition, type PipelineDefinition } from '../../../src/pipeline/spec-to-ir.js';
+import { parsePipelineDefinition, type PipelineDefinition } from '../../../src/pipeline/spec-to-ir.js';
+import { loadPipelineDefinition } from '../../../src/pipeline/definition-file.js';
 
 const REPO = path.resolve(import.meta.dirname, '../../..');
 

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { quoteLiteral } from '../../../../src/duckdb/session.js';
 import { createApplyChangesSink } from '../../../../src/engine/graph/apply-changes-sink.js';
 import { isTableDataset } from '../../../../src/pipeline/ir/dataset.js';
-import { loadPipelineDefinition } from '../../../../src/pipeline/spec-to-ir.js';
+import { loadPipelineDefinition } from '../../../../src/pipeline/definition-file.js';
 import { scd2HistoryOf } from '../../../support/scd2-reference.js';
 import { rowsOf } from '../engine-test-helpers.js';
 import { graphContext, identifierOf, openWarehouse, scanTarget, type Warehouse } from './cdc-sink-fixture.js';
