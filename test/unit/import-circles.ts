@@ -1,6 +1,7 @@
 /**
- * Two-file import circles under a folder: pairs of source files that import each other
- * (type-only imports count: they tie the files as much).
+ * Import circles and room crossings under a folder: pairs of source files that import each other,
+ * and imports that reach into a room a folder may not see (type-only imports count: they tie the
+ * files as much).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -32,4 +33,14 @@ export function twoFileImportCircles(root: string): string[] {
     }
   }
   return circles;
+}
+
+/** `from -> to` (paths from `repo`) for every import of a file under `room` that lands under one of `forbidden` (folders from `repo`). */
+export function roomCrossings(repo: string, room: string, forbidden: readonly string[]): string[] {
+  return sourceFiles(join(repo, room)).flatMap((file) =>
+    relativeImports(file)
+      .map((target) => relative(repo, target))
+      .filter((target) => forbidden.some((folder) => target.startsWith(`${folder}/`)))
+      .map((target) => `${relative(repo, file)} -> ${target}`),
+  );
 }

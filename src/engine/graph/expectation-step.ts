@@ -3,7 +3,7 @@
  * reported in the run's vocabulary and as snapshot summary properties, so every snapshot says how
  * many of the rows it was computed from met each expectation.
  */
-import type { ExpectationCounts } from '../../backend/run-event.js';
+import type { ExpectationCounts } from '../run-events.js';
 import type { DuckDbSession } from '../../duckdb/session.js';
 import type { SinkDataset, TableDataset, ViewDataset } from '../../pipeline/ir/dataset.js';
 import { applyExpectations } from '../operators/expectations.js';

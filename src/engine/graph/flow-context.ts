@@ -5,7 +5,7 @@
  */
 import type { Catalog } from '../../../catalog/catalog.js';
 import type { OffsetStreamConnector } from '../../../connectors/source.js';
-import type { FlowCounts } from '../../backend/run-event.js';
+import type { FlowCounts } from '../run-events.js';
 import type { DuckDbSession } from '../../duckdb/session.js';
 import type { FileIO } from '../../iceberg/file-io.js';
 import type { TableDataset } from '../../pipeline/ir/dataset.js';

@@ -4,7 +4,7 @@
  * up to date. Nothing here needs DuckDB, so a run decides its leading skips before opening it.
  */
 import type { Catalog } from '../../../catalog/catalog.js';
-import type { FlowSkip } from '../../backend/run-event.js';
+import type { FlowSkip } from '../run-events.js';
 import { NoSuchTableError } from '../../errors.js';
 import type { TableMetadata } from '../../iceberg/table-metadata.js';
 import type { TableDataset } from '../../pipeline/ir/dataset.js';

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Catalog } from '../../../catalog/catalog.js';
 import type { OffsetStreamConnector, SourceConnector } from '../../../connectors/source.js';
-import { emptyCounts, type FlowCounts, type FlowRunSummary, type FlowSkip, type RunError, type RunEvent, type RunResult } from '../../backend/run-event.js';
+import { emptyCounts, type FlowCounts, type FlowRunSummary, type FlowSkip, type RunError, type RunEvent, type RunResult } from '../run-events.js';
 import { LazySession } from '../../duckdb/lazy-session.js';
 import type { DuckDbSession, DuckDbSettings } from '../../duckdb/session.js';
 import { ThundError } from '../../errors.js';

@@ -7,7 +7,7 @@ import { duckDbMessage, quoteIdentifier, type DuckDbSession } from '../../duckdb
 import { FlowError } from '../../errors.js';
 import type { ViewDataset } from '../../pipeline/ir/dataset.js';
 import type { Flow } from '../../pipeline/ir/flow.js';
-import type { ExpectationCounts } from '../../backend/run-event.js';
+import type { ExpectationCounts } from '../run-events.js';
 import { checkExpectations } from './expectation-step.js';
 import { flowQuery } from './flow-query.js';
 

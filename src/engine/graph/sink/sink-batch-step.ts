@@ -6,7 +6,7 @@
  * record exists (--full-refresh runs it again). The sink's expectations are checked first: drop
  * leaves rows out, fail publishes nothing of the flow (and a once flow stays to do).
  */
-import { emptyCounts } from '../../../backend/run-event.js';
+import { emptyCounts } from '../../run-events.js';
 import { duckDbMessage, quoteIdentifier } from '../../../duckdb/session.js';
 import { FlowError } from '../../../errors.js';
 import { countRows } from '../../operators/sql.js';

@@ -5,7 +5,7 @@
  */
 import type { KafkaJsProducerOptions } from '../../../../connectors/kafka/kafkajs-producer-client.js';
 import type { ProducerClient } from '../../../../connectors/kafka/producer-client.js';
-import type { FlowSkip } from '../../../backend/run-event.js';
+import type { FlowSkip } from '../../run-events.js';
 import type { SinkDataset } from '../../../pipeline/ir/dataset.js';
 import type { FlowContext, FlowOutcome } from '../flow-context.js';
 

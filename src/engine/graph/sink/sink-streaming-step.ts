@@ -8,7 +8,7 @@
  * expectations are checked on each micro-batch before its transaction begins: drop leaves rows
  * out, fail publishes nothing of that batch and moves no position (batches before it stay).
  */
-import type { FlowCounts } from '../../../backend/run-event.js';
+import type { FlowCounts } from '../../run-events.js';
 import { quoteIdentifier } from '../../../duckdb/session.js';
 import { addExpectationCounts } from '../expectation-step.js';
 import { StatelessStage } from '../streaming/flow-stage.js';

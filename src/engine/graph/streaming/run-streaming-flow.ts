@@ -19,7 +19,7 @@
 import { CommitStateUnknownError, NoSuchTableError, StalePositionsError, ThundError } from '../../../errors.js';
 import { quoteIdentifier } from '../../../duckdb/session.js';
 import { formatIdentifier, type LoadedTable } from '../../../../catalog/catalog.js';
-import type { FlowCounts, ExpectationCounts } from '../../../backend/run-event.js';
+import type { FlowCounts, ExpectationCounts } from '../../run-events.js';
 import type { StatefulOperator } from '../../operators/state-checkpoint.js';
 import { createApplyChangesSink } from '../apply-changes-sink.js';
 import { addExpectationCounts, checkExpectations, expectationSummary } from '../expectation-step.js';

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createParquetSourceConnector } from '../../../../../connectors/parquet/parquet-source.js';
 import { openCatalog, type OpenedCatalog } from '../../../../../src/app/open-catalog.js';
 import { NativeBackend } from '../../../../../src/backend/native/native-backend.js';
-import type { RunEvent, RunResult } from '../../../../../src/backend/run-event.js';
+import type { RunEvent, RunResult } from '../../../../../src/engine/run-events.js';
 import { DuckDbSession } from '../../../../../src/duckdb/session.js';
 import { planSinkStream } from '../../../../../src/engine/graph/sink/sink-streaming-plan.js';
 import { inferredGraph, sinkFlowContext } from './sink-pipeline.js';

@@ -12,7 +12,7 @@ import { SqlCatalog } from '../../../../../catalog/sql/index.js';
 import { registerParquetSource } from '../../../../../connectors/parquet/parquet-source.js';
 import type { FileIO } from '../../../../../src/iceberg/file-io.js';
 import { LocalFileIO, toFileUri } from '../../../../../connectors/storage/local-file-io.js';
-import type { FlowCounts } from '../../../../../src/backend/run-event.js';
+import type { FlowCounts } from '../../../../../src/engine/run-events.js';
 import { DuckDbSession, quoteLiteral } from '../../../../../src/duckdb/session.js';
 import { duckDbSqlParser } from '../../../../../src/duckdb/sql-parser.js';
 import type { FlowContext, FlowOutcome } from '../../../../../src/engine/graph/flow-context.js';
