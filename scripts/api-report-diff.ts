@@ -1,29 +1,20 @@
 /**
- * What changed between two API reports (API Extractor's etc/thund.api.md), export by export: an
- * export that is gone or whose declaration reads differently is BREAKING for code that uses the
- * package; a new export is additive. Comment lines (warnings, release tags) are not the surface.
+ * What changed between two API reports (API Extractor's etc/thund.api.md), export by export and,
+ * for interfaces and classes, member by member: an export that is gone is BREAKING, a new export
+ * is additive, and a changed one is labelled as api-declaration-diff.ts explains. Comment lines
+ * (warnings, release tags) are not the surface.
  */
+import { declarationChanges, type ApiChange, type ChangeSeverity } from './api-declaration-diff.js';
+import { reportDeclarations } from './api-report-parse.js';
+
+export type { ApiChange, ChangeSeverity } from './api-declaration-diff.js';
+
 export interface ApiReportChanges {
   readonly added: readonly string[];
   /** Breaking: no longer exported. */
   readonly removed: readonly string[];
-  /** Breaking: the declaration differs (a member added to an interface counts: review it). */
-  readonly changed: readonly string[];
-}
-
-const DECLARATION = /^export (?:declare )?(?:abstract )?(?:class|interface|type|function|const|let|enum|namespace) ([A-Za-z_$][\w$]*)/;
-
-/** The report's declarations by exported name (overloads of one function together). */
-export function reportDeclarations(report: string): Map<string, string> {
-  const body = report.slice(report.indexOf('```ts') + 5, report.lastIndexOf('```'));
-  const declarations = new Map<string, string>();
-  for (const block of body.split(/\n\s*\n/)) {
-    const lines = block.split('\n').filter((line) => line.trim() !== '' && !line.trim().startsWith('//'));
-    const name = lines.length === 0 ? undefined : DECLARATION.exec(lines[0]!)?.[1];
-    if (name === undefined) continue;
-    declarations.set(name, [declarations.get(name), lines.join('\n')].filter((part) => part !== undefined).join('\n'));
-  }
-  return declarations;
+  /** The changes of exports in both reports, by export name, each labelled. */
+  readonly changed: readonly ApiChange[];
 }
 
 export function compareApiReports(before: string, after: string): ApiReportChanges {
@@ -33,14 +24,39 @@ export function compareApiReports(before: string, after: string): ApiReportChang
   return {
     added: sorted([...now.keys()].filter((name) => !old.has(name))),
     removed: sorted([...old.keys()].filter((name) => !now.has(name))),
-    changed: sorted([...old.keys()].filter((name) => now.has(name) && now.get(name) !== old.get(name))),
+    changed: sorted(old.keys()).flatMap((name) => (now.has(name) ? declarationChanges(old.get(name)!, now.get(name)!) : [])),
   };
 }
 
+const SEVERITY_ORDER: readonly ChangeSeverity[] = ['breaking', 'review', 'compatible'];
+
+/** One line per change, the breaking ones first. */
 export function describeChanges(changes: ApiReportChanges): string[] {
+  const bySeverity = (severity: ChangeSeverity): string[] => changes.changed.filter((change) => change.severity === severity).map((change) => change.line);
   return [
     ...changes.removed.map((name) => `BREAKING: export ${name} was removed`),
-    ...changes.changed.map((name) => `BREAKING: export ${name} changed (breaking unless purely additive: review the diff)`),
+    ...SEVERITY_ORDER.flatMap(bySeverity),
     ...changes.added.map((name) => `added: export ${name}`),
   ];
+}
+
+/** The worst change: undefined when the reports differ in comments only. */
+export function worstSeverity(changes: ApiReportChanges): ChangeSeverity | undefined {
+  if (changes.removed.length > 0) return 'breaking';
+  const found = SEVERITY_ORDER.find((severity) => changes.changed.some((change) => change.severity === severity));
+  return found ?? (changes.added.length > 0 ? 'compatible' : undefined);
+}
+
+/** The summary's first line: whether anything in it breaks code that uses the package. */
+export function describeVerdict(changes: ApiReportChanges): string {
+  switch (worstSeverity(changes)) {
+    case 'breaking':
+      return 'BREAKING changes to the public surface:';
+    case 'review':
+      return 'changes to the public surface that break some users (none breaks every user):';
+    case 'compatible':
+      return 'compatible changes to the public surface (nothing breaking):';
+    case undefined:
+      return 'the report differs in comments or release tags only (nothing breaking)';
+  }
 }

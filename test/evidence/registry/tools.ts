@@ -134,11 +134,16 @@ export const TOOL_CAPABILITIES: readonly Capability[] = [
   {
     id: 'library.api-report',
     area: LIBRARY,
-    description: 'The public surface is recorded in etc/thund.api.md; `npm test` fails when it changes unrecorded, naming removed or changed exports as BREAKING.',
+    description:
+      'The public surface is recorded in etc/thund.api.md; `npm test` fails when it changes unrecorded, saying whether the change is breaking and labelling each export, and each interface or class member, BREAKING, changed or added.',
     status: 'Available',
     proofs: [
       proof('unit', 'test/unit/scripts/api-report-diff.test.ts', 'compareApiReports calls a removed export and a changed one breaking, and a new one added'),
       proof('unit', 'test/unit/scripts/api-report-diff.test.ts', 'compareApiReports ignores comment lines: a warning or release tag that changes is not a surface change'),
+      proof('unit', 'test/unit/scripts/api-report-diff.test.ts', 'compareApiReports names the interface member that was removed, changed or became required, each breaking'),
+      proof('unit', 'test/unit/scripts/api-report-diff.test.ts', 'compareApiReports calls a new optional member additive, and the whole change compatible'),
+      proof('unit', 'test/unit/scripts/api-report-diff.test.ts', 'compareApiReports lists a new interface method as breaking for implementers only, and new class members as additive'),
+      proof('unit', 'test/unit/scripts/api-report-diff.test.ts', 'compareApiReports lists a literal a string union gains for review (exhaustive switches), and calls one it loses breaking'),
     ],
   },
   {
