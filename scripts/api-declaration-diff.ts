@@ -6,6 +6,8 @@
  *   required property of an interface is BREAKING (code that builds the object no longer
  *   compiles); a new method of an interface breaks only code that implements the interface, so it
  *   is listed for review; a new class member is additive unless abstract (subclasses must add it);
+ * - a const of an object type (PROBLEM_CODES), member by member as an interface, except that a
+ *   new member is additive: users read a const, they never build or implement it;
  * - a changed header (extends, implements, type parameters) is BREAKING;
  * - a type alias that is a union of string literals: a literal lost is BREAKING; a literal gained
  *   is listed for review, as it breaks only an exhaustive switch over the union (its `never` check);
@@ -58,6 +60,8 @@ function becameRequired(old: ReportMember, now: ReportMember): boolean {
 function addedMember(kind: string, name: string, member: ReportMember): [ChangeSeverity, string] {
   const path = `${name}.${member.name}`;
   if (member.optional) return ['compatible', `added: ${path} (optional)`];
+  // A const is read, never built or implemented by users: a new member is purely additive.
+  if (kind === 'const') return ['compatible', `added: ${path}`];
   if (kind === 'class') {
     return member.abstract ? ['breaking', `BREAKING: ${path} was added, abstract (subclasses must implement it)`] : ['compatible', `added: ${path}`];
   }

@@ -49,7 +49,7 @@ export function reportDeclarations(report: string): Map<string, ReportDeclaratio
   }
   const declarations = new Map<string, ReportDeclaration>();
   for (const [name, { kind, lines }] of blocks) {
-    const alone = lines.length === 1 && (kind === 'interface' || kind === 'class');
+    const alone = lines.length === 1 && (kind === 'interface' || kind === 'class' || kind === 'const');
     const body = alone ? declarationBody(lines[0]!) : undefined;
     const text = lines.map((block) => block.join('\n')).join('\n');
     declarations.set(name, body === undefined ? { name, kind, text } : { name, kind, text, body });
@@ -60,7 +60,8 @@ export function reportDeclarations(report: string): Map<string, ReportDeclaratio
 function declarationBody(lines: readonly string[]): DeclarationBody | undefined {
   const first = lines[0]!.trimEnd();
   if (first.endsWith('{}')) return { header: first.slice(0, -2).trim(), members: new Map() };
-  if (!first.endsWith('{') || lines.at(-1)!.trim() !== '}') return undefined;
+  // A const's object type ends its statement: `};`.
+  if (!first.endsWith('{') || !['}', '};'].includes(lines.at(-1)!.trim())) return undefined;
   const members = new Map<string, ReportMember>();
   for (const text of splitMembers(lines.slice(1, -1))) {
     const member = readMember(text);

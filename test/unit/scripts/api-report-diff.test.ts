@@ -153,11 +153,24 @@ describe('compareApiReports', () => {
     ]);
   });
 
-  it('calls a changed type alias or const breaking', () => {
+  const codes = '// @public (undocumented)\nexport const PROBLEM_CODES: {\n    readonly SPEC: "THUND_E_SPEC";\n    readonly CYCLE: "THUND_E_CYCLE";\n};';
+
+  it('calls a changed type alias breaking, and a member a const loses or changes', () => {
     const selection = "// @public (undocumented)\nexport type ColumnSelection = {\n    readonly include: readonly string[];\n} | {\n    readonly except: readonly string[];\n};";
-    const codes = '// @public (undocumented)\nexport const PROBLEM_CODES: {\n    readonly SPEC: "THUND_E_SPEC";\n    readonly CYCLE: "THUND_E_CYCLE";\n};';
-    const after = [selection.replace('readonly except', 'readonly exclude'), codes.replace('    readonly CYCLE: "THUND_E_CYCLE";\n', '')];
-    expect(summary([selection, codes], after).lines).toEqual(['BREAKING: export ColumnSelection changed', 'BREAKING: export PROBLEM_CODES changed']);
+    const after = [selection.replace('readonly except', 'readonly exclude'), codes.replace('    readonly CYCLE: "THUND_E_CYCLE";\n', '').replace('"THUND_E_SPEC"', '"THUND_E_DEFINITION"')];
+    expect(summary([selection, codes], after).lines).toEqual([
+      'BREAKING: export ColumnSelection changed',
+      'BREAKING: PROBLEM_CODES.SPEC changed',
+      'BREAKING: PROBLEM_CODES.CYCLE was removed',
+    ]);
+  });
+
+  it('calls a member a const gains additive: users read a const, they never build it', () => {
+    const gained = codes.replace('    readonly CYCLE', '    readonly PIPELINE_MODULE: "THUND_E_PIPELINE_MODULE";\n    readonly CYCLE');
+    expect(summary([codes], [gained])).toEqual({
+      verdict: 'compatible changes to the public surface (nothing breaking):',
+      lines: ['added: PROBLEM_CODES.PIPELINE_MODULE'],
+    });
   });
 
   it('lists a literal a string union gains for review (exhaustive switches), and calls one it loses breaking', () => {
