@@ -24,6 +24,9 @@ ${SERVE_USAGE}
   thund add-files <namespace.table> <paths | s3://bucket/prefix/ | glob>… [--warehouse DIR] [--catalog-name NAME] [--pipeline FILE] [--dry-run] [--json]
 ${MAINTAIN_USAGE}
 
+A pipeline file is a YAML spec, or a TypeScript / JavaScript module (.ts .mts .cts .js .mjs
+.cjs) whose default export is a built graph (export default pipeline('name')….build()).
+
 The pipeline's catalog block says where tables live (embedded SQLite, REST or Glue); without
 one, the embedded catalog <warehouse>/catalog.db. inspect --pipeline uses that pipeline's
 catalog and storage blocks (and its table when none is named).

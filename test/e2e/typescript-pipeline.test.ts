@@ -144,45 +144,57 @@ describe('problems in a pipeline module', () => {
     expect(filesUnder(join(work, 'wh-typo'))).toEqual([]);
   });
 
-  it.each([
-    {
-      name: 'a compile error, at its line and column',
-      module: ['const a: number = 1;', `import { pipeline } from '${PACKAGE}';`, "export default pipeline('x'", '  .build();'],
-      expected: ':4:11 THUND_E_PIPELINE_MODULE the module does not compile: Expected ")" but found ";"',
-    },
-    {
-      name: 'a throw while loading, at the line that threw',
-      module: [`import { pipeline } from '${PACKAGE}';`, 'const names: string[] = [];', 'export default pipeline(names[3]!.toUpperCase()).build();'],
-      expected: ":3:35 THUND_E_PIPELINE_MODULE the module threw while loading: Cannot read properties of undefined (reading 'toUpperCase')",
-    },
-    {
-      name: "a builder's own refusal, with its code",
-      module: [`import { pipeline } from '${PACKAGE}';`, '', "export default pipeline('x').streamingTable('lake.t', { partitionedBy: ['dya(ts)'] }).build();"],
-      expected: ':3:30 THUND_E_PIPELINE_MODULE the module threw while loading: [INVALID_INPUT] streaming table "lake.t": "dya(ts)" is not a partition term',
-    },
-    {
-      name: 'a builder exported unbuilt',
-      module: [`import { pipeline } from '${PACKAGE}';`, '', "export default pipeline('x');"],
-      expected: ":3:1 THUND_E_PIPELINE_MODULE the default export is a pipeline builder, not its graph; export what .build() returns: export default pipeline('name')….build()",
-    },
-    {
-      name: 'no default export',
-      module: [`import { pipeline } from '${PACKAGE}';`, "export const graph = pipeline('x').build();"],
-      expected: ":1:1 THUND_E_PIPELINE_MODULE the module has no default export; export the pipeline graph: export default pipeline('name')….build()",
-    },
-    {
-      name: 'a catalog export the spec schema refuses, at the export',
-      module: [`import { pipeline } from '${PACKAGE}';`, '', "export const catalog = { type: 'rest' };", "export default pipeline('x').build();"],
-      expected: ':3:1 THUND_E_SPEC export catalog: missing required field "uri"',
-    },
-  ])('$name', ({ name, module, expected }) => {
-    const file = moduleFile(`${name.replaceAll(/\W+/g, '-')}.ts`, module);
+  /** `validate` of the module `lines` written as `<name>.ts` prints `expected` first, after the file's path. */
+  function expectProblem(name: string, lines: readonly string[], expected: string): void {
+    const file = moduleFile(`${name}.ts`, lines);
     const result = thund(['validate', file]);
     expect(result.status).toBe(1);
     expect(result.stderr).toBe('');
     expect(result.stdout.startsWith(`${file}${expected}`), result.stdout).toBe(true);
     expect(result.stdout).not.toMatch(/\n\s+at /);
-  });
+  }
+
+  it('a compile error, at its line and column', () =>
+    expectProblem(
+      'compile-error',
+      ['const a: number = 1;', `import { pipeline } from '${PACKAGE}';`, "export default pipeline('x'", '  .build();'],
+      ':4:11 THUND_E_PIPELINE_MODULE the module does not compile: Expected ")" but found ";"',
+    ));
+
+  it('a throw while loading, at the line that threw', () =>
+    expectProblem(
+      'throws',
+      [`import { pipeline } from '${PACKAGE}';`, 'const names: string[] = [];', 'export default pipeline(names[3]!.toUpperCase()).build();'],
+      ":3:35 THUND_E_PIPELINE_MODULE the module threw while loading: Cannot read properties of undefined (reading 'toUpperCase')",
+    ));
+
+  it("a builder's own refusal, with its code", () =>
+    expectProblem(
+      'refusal',
+      [`import { pipeline } from '${PACKAGE}';`, '', "export default pipeline('x').streamingTable('lake.t', { partitionedBy: ['dya(ts)'] }).build();"],
+      ':3:30 THUND_E_PIPELINE_MODULE the module threw while loading: [INVALID_INPUT] streaming table "lake.t": "dya(ts)" is not a partition term',
+    ));
+
+  it('a builder exported unbuilt', () =>
+    expectProblem(
+      'unbuilt',
+      [`import { pipeline } from '${PACKAGE}';`, '', "export default pipeline('x');"],
+      ":3:1 THUND_E_PIPELINE_MODULE the default export is a pipeline builder, not its graph; export what .build() returns: export default pipeline('name')….build()",
+    ));
+
+  it('no default export', () =>
+    expectProblem(
+      'no-default',
+      [`import { pipeline } from '${PACKAGE}';`, "export const graph = pipeline('x').build();"],
+      ":1:1 THUND_E_PIPELINE_MODULE the module has no default export; export the pipeline graph: export default pipeline('name')….build()",
+    ));
+
+  it('a catalog export the spec schema refuses, at the export', () =>
+    expectProblem(
+      'bad-catalog',
+      [`import { pipeline } from '${PACKAGE}';`, '', "export const catalog = { type: 'rest' };", "export default pipeline('x').build();"],
+      ':3:1 THUND_E_SPEC export catalog: missing required field "uri"',
+    ));
 
   it('loads an .mjs module, and a .ts module in a CommonJS package', () => {
     const graph = (name: string): string[] => [
