@@ -4,10 +4,11 @@
  * type-checks against the package's declarations and runs: a builder pipeline over a Parquet
  * file run into an embedded catalog, an Arrow table appended and a row upserted with the table
  * API, the table read back as Arrow. The rows it prints, and the rows pyiceberg reads from the
- * same catalog, are the input with those changes applied.
+ * same catalog, are the input with those changes applied. The installed `thund` command runs
+ * examples/cdc_scd2/pipeline.ts, which imports the package by name, as it runs its YAML twin.
  */
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -17,6 +18,8 @@ import { readWithPyiceberg, type PyicebergTable } from '../interop/pyiceberg.js'
 import { REPO } from './cli.js';
 
 const EXAMPLE = join(REPO, 'examples/library/orders.ts');
+/** A pipeline written in TypeScript, and its YAML twin, with their input. */
+const CDC_EXAMPLE = join(REPO, 'examples/cdc_scd2');
 /** The Parquet input: three orders. */
 const INPUT = [
   { id: 1, customer: 'c1', amount: 1.5 },
@@ -64,6 +67,7 @@ describe('the packed package, installed into a fresh project', () => {
       run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', join(root, packed.filename), `apache-arrow@${arrowVersion}`], project),
     );
     copyFileSync(EXAMPLE, join(project, 'orders.ts'));
+    for (const file of ['pipeline.ts', 'pipeline.yaml', 'data/changes']) cpSync(join(CDC_EXAMPLE, file), join(project, 'cdc', file), { recursive: true });
     writeFileSync(
       join(project, 'tsconfig.json'),
       JSON.stringify({
@@ -78,7 +82,7 @@ describe('the packed package, installed into a fresh project', () => {
           types: ['node'],
           typeRoots: [join(REPO, 'node_modules/@types')],
         },
-        files: ['orders.ts'],
+        files: ['orders.ts', 'cdc/pipeline.ts'],
       }),
     );
     typecheck = run(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], project);
@@ -110,6 +114,14 @@ describe('the packed package, installed into a fresh project', () => {
   it('type-checks the example against the package declarations', () => {
     expect(`${typecheck.stdout}${typecheck.stderr}`).toBe('');
     expect(typecheck.status).toBe(0);
+  });
+
+  it('runs a TypeScript pipeline that imports the package with the installed thund command, as its YAML twin runs', () => {
+    const thund = join(project, 'node_modules/.bin/thund');
+    const [fromTs, fromYaml] = ['ts', 'yaml'].map((kind) => check(`thund run cdc/pipeline.${kind}`, run(thund, ['run', `cdc/pipeline.${kind}`, '--warehouse', `cdc-${kind}`], project)));
+    const lines = (text: string): string[] => text.replace(/ \(snapshot \d+\)/g, '').replace(/cdc-(ts|yaml)/g, 'cdc-warehouse').trim().split('\n');
+    expect(lines(fromTs!)).toEqual(lines(fromYaml!));
+    expect(fromTs).toMatch(/lake\.customers_history — [1-9]\d* rows read, [1-9]\d* rows written/);
   });
 
   it('runs the pipeline and the table operations, and reads the rows back as Arrow', () => {

@@ -165,6 +165,7 @@ export const TOOL_CAPABILITIES: readonly Capability[] = [
       proof('e2e', 'test/e2e/typescript-pipeline.test.ts', 'problems in a pipeline module a builder exported unbuilt'),
       proof('e2e', 'test/e2e/typescript-pipeline.test.ts', 'problems in a pipeline module a catalog export the spec schema refuses, at the export'),
       proof('e2e', 'test/e2e/typescript-pipeline.test.ts', 'problems in a pipeline module loads an .mjs module, and a .ts module in a CommonJS package'),
+      proof('e2e', 'test/e2e/package-api.test.ts', 'the packed package, installed into a fresh project runs a TypeScript pipeline that imports the package with the installed thund command, as its YAML twin runs'),
     ],
   },
   {
