@@ -44,7 +44,14 @@ interface EventBase {
 export type RunEvent =
   | (EventBase & { readonly phase: 'planning'; readonly flows: readonly string[] })
   | (EventBase & { readonly phase: 'flow-started'; readonly flow: string; readonly target: string })
-  | (EventBase & { readonly phase: 'flow-progress'; readonly flow: string; readonly batch: number; readonly counts: FlowCounts })
+  | (EventBase & {
+      readonly phase: 'flow-progress';
+      readonly flow: string;
+      readonly batch: number;
+      readonly counts: FlowCounts;
+      /** The snapshot the micro-batch committed, when it committed one to a table. */
+      readonly snapshotId?: bigint;
+    })
   | (EventBase & {
       readonly phase: 'flow-completed';
       readonly flow: string;
@@ -58,8 +65,7 @@ export type RunEvent =
   | (EventBase & { readonly phase: 'done'; readonly result: RunResult })
   | (EventBase & { readonly phase: 'failed'; readonly error: RunError; readonly flow?: string });
 
-/** Why a flow did not run: `up-to-date` (same definition, same upstream) or `once-done`. */
-/** up-to-date: nothing it reads changed; once-done: a once flow that ran; upstream-empty: a pipeline table it reads has no data yet. */
+/** Why a flow did not run. up-to-date: nothing it reads changed; once-done: a once flow that ran; upstream-empty: a pipeline table it reads has no data yet. */
 export type FlowSkip = 'up-to-date' | 'once-done' | 'upstream-empty';
 
 export interface FlowRunSummary {

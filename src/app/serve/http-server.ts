@@ -1,13 +1,17 @@
 /**
  * The service's HTTP face: GET /healthz (the process runs), /readyz (catalog reachable and
- * partitions assigned; 503 otherwise), /metrics (Prometheus text). Nothing else is served.
+ * partitions assigned; 503 otherwise), /metrics (Prometheus text), /status (what it is doing, as
+ * JSON) and / (the same as a page for people, status-page.ts). Nothing else is served.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { ServeStatusReport } from './serve-status.js';
+import { renderStatusPage } from './status-page.js';
 
 export interface HttpHandlers {
   ready(): Promise<{ ready: boolean; checks: Record<string, boolean> }>;
   metrics(): Promise<string>;
+  status(): Promise<ServeStatusReport>;
 }
 
 export async function startHttpServer(host: string, port: number, handlers: HttpHandlers): Promise<{ server: Server; port: number }> {
@@ -28,6 +32,10 @@ export async function startHttpServer(host: string, port: number, handlers: Http
         }
         case '/metrics':
           return send(200, 'text/plain; version=0.0.4; charset=utf-8', await handlers.metrics());
+        case '/status':
+          return send(200, 'application/json', `${JSON.stringify(await handlers.status(), null, 2)}\n`);
+        case '/':
+          return send(200, 'text/html; charset=utf-8', renderStatusPage(await handlers.status()));
         default:
           return send(404, 'text/plain', 'not found\n');
       }

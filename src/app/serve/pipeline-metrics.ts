@@ -9,6 +9,7 @@ import type { RunEvent } from '../../backend/run-event.js';
 import { renderMetrics, type MetricFamily, type Sample } from './prometheus-text.js';
 import type { MaintenanceRun } from './serve-maintenance.js';
 import type { PartitionProgress } from './served-streams.js';
+import { lagOf } from './serve-status.js';
 
 interface FlowTotals {
   commits: number;
@@ -75,7 +76,7 @@ export class PipelineMetrics {
         name: 'thund_source_lag_records',
         help: 'Offsets between the end of a source partition (last seen) and where a flow\'s reading stands.',
         type: 'gauge',
-        samples: partitions.map((p) => ({ labels: labels(p), value: Number(p.reached === undefined ? p.high : p.high > p.reached ? p.high - p.reached : 0n) })),
+        samples: partitions.map((p) => ({ labels: labels(p), value: lagOf(p) })),
       },
       {
         name: 'thund_maintenance_runs_total',

@@ -13,6 +13,7 @@
  * reachable, first trigger done) and /metrics (per flow, per source partition and per maintenance
  * action) are served.
  */
+import { formatIdentifier } from '../../../catalog/catalog.js';
 import { kafkaOffsetStreams } from '../../../connectors/kafka/kafka-offset-streams.js';
 import type { TopicPartition } from '../../../connectors/streaming-source.js';
 import type { DuckDbSettings } from '../../duckdb/session.js';
@@ -30,6 +31,7 @@ import { MAINTENANCE_ACTIONS } from '../commands/maintenance-actions.js';
 import { PipelineMetrics } from './pipeline-metrics.js';
 import { ServeMaintenance } from './serve-maintenance.js';
 import { ServedStreams } from './served-streams.js';
+import { ServeStatus } from './serve-status.js';
 
 export interface PipelineServeRequest {
   /** Where the tables live: the pipeline's catalog and storage blocks. */
@@ -60,13 +62,19 @@ export async function servePipeline(request: PipelineServeRequest): Promise<void
       ),
     );
     const metrics = new PipelineMetrics();
+    const tables = graph.datasets.flatMap((d) => (isTableDataset(d) ? [d.table.identifier] : []));
+    const status = new ServeStatus(graph, tables.map(formatIdentifier));
     const maintenance = new ServeMaintenance({
       catalog: opened.catalog,
       io: opened.io,
-      tables: graph.datasets.flatMap((d) => (isTableDataset(d) ? [d.table.identifier] : [])),
+      tables,
       actions: MAINTENANCE_ACTIONS,
       logger,
-      onRun: (run) => metrics.maintenanceRun(run),
+      onRun: (run) => {
+        metrics.maintenanceRun(run);
+        status.maintenanceRun(run);
+      },
+      onTableLoaded: (table, metadata) => status.table(table, metadata),
       ...(request.duckdb === undefined ? {} : { duckdb: request.duckdb }),
     });
     const stop = new AbortController();
@@ -81,6 +89,7 @@ export async function servePipeline(request: PipelineServeRequest): Promise<void
     const http = await startHttpServer(request.httpHost, request.httpPort, {
       ready,
       metrics: async () => metrics.render(streams.partitions(), (await ready()).ready),
+      status: async () => status.report(streams.partitions(), streams.deadLetters(), await ready()),
     });
     logger.log('info', 'thund serve started', {
       pipeline: graph.name,
@@ -110,10 +119,12 @@ export async function servePipeline(request: PipelineServeRequest): Promise<void
         const handle = backend.run(graph, { signal: stop.signal });
         for await (const event of handle.events) {
           metrics.event(event);
+          status.event(event);
           logEvent(logger, event);
         }
         const result = await handle.result;
         metrics.trigger(result.status === 'failed');
+        status.trigger(result);
         if (result.status === 'failed') {
           const error = result.error;
           // What a later trigger may get past (a commit race lost, a broker or catalog hiccup) is

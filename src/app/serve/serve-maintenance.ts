@@ -12,6 +12,7 @@ import { formatIdentifier } from '../../../catalog/catalog.js';
 import { DuckDbSession, type DuckDbSettings } from '../../duckdb/session.js';
 import { ThundError } from '../../errors.js';
 import type { FileIO } from '../../iceberg/file-io.js';
+import type { TableMetadata } from '../../iceberg/table-metadata.js';
 import type { MaintenanceActionName, MaintenanceOutcome } from '../../table/maintenance/maintenance-action.js';
 import type { MaintenanceAction } from '../commands/maintenance-actions.js';
 import type { Logger } from './json-logger.js';
@@ -31,6 +32,8 @@ export interface ServeMaintenanceOptions {
   readonly actions: ReadonlyMap<MaintenanceActionName, MaintenanceAction>;
   readonly logger: Logger;
   readonly onRun: (run: MaintenanceRun) => void;
+  /** Each table's metadata as loaded to find what is due (every call of runDue). */
+  readonly onTableLoaded?: (table: string, metadata: TableMetadata) => void;
   readonly duckdb?: DuckDbSettings;
   readonly now?: () => number;
 }
@@ -70,7 +73,9 @@ export class ServeMaintenance {
     for (const identifier of this.options.tables) {
       let properties: Readonly<Record<string, string>>;
       try {
-        properties = (await this.options.catalog.loadTable(identifier)).metadata.properties;
+        const { metadata } = await this.options.catalog.loadTable(identifier);
+        this.options.onTableLoaded?.(formatIdentifier(identifier), metadata);
+        properties = metadata.properties;
       } catch {
         // A table the pipeline has not created yet (or a catalog hiccup): nothing to maintain now.
         continue;

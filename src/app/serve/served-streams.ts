@@ -2,10 +2,11 @@
  * The offset streams of a pipeline `thund serve` runs: one stream per source and flow, kept open
  * from one trigger to the next (the consumer stays connected instead of joining again every few
  * seconds) and closed when the service stops; per source partition, the end offset last seen and
- * where each flow's reading stands, for the lag metrics.
+ * where each flow's reading stands, for the lag metrics; and the last dead letters read, with
+ * their reasons, for the status page.
  */
 import type { OffsetStream, OffsetStreamConnector } from '../../../connectors/source.js';
-import { topicPartitionKey, type TopicPartition } from '../../../connectors/streaming-source.js';
+import { topicPartitionKey, type DeadLetterCandidate, type TopicPartition } from '../../../connectors/streaming-source.js';
 
 export interface PartitionProgress extends TopicPartition {
   readonly source: string;
@@ -17,9 +18,24 @@ export interface PartitionProgress extends TopicPartition {
   readonly deadLetters: number;
 }
 
+/** A record that could not be decoded or checked, as the dead-letter table keeps it, without its bytes. */
+export interface DeadLetterNote extends TopicPartition {
+  readonly source: string;
+  readonly reader: string;
+  readonly offset: bigint;
+  readonly code: string;
+  readonly reason: string;
+  /** When it was read (ms since the epoch). */
+  readonly seenAt: number;
+}
+
+/** How many of the latest dead letters are kept for the status page. */
+const RECENT_DEAD_LETTERS = 10;
+
 export class ServedStreams implements OffsetStreamConnector {
   private readonly open_ = new Map<string, OffsetStream>();
   private readonly progress = new Map<string, PartitionProgress>();
+  private readonly recentDeadLetters: DeadLetterNote[] = [];
 
   constructor(private readonly connector: OffsetStreamConnector) {}
 
@@ -37,6 +53,15 @@ export class ServedStreams implements OffsetStreamConnector {
       this.progress.set(id, { ...known, ...change });
     };
     const progressOf = (tp: TopicPartition): PartitionProgress | undefined => this.progress.get(`${key}\u0000${topicPartitionKey(tp)}`);
+    const recent = this.recentDeadLetters;
+    const noteDeadLetters = (letters: readonly DeadLetterCandidate[]): void => {
+      const seenAt = Date.now();
+      for (const letter of letters.slice(-RECENT_DEAD_LETTERS)) {
+        const { topic, partition, offset, code, reason } = letter;
+        recent.push({ source: source.name, reader, topic, partition, offset, code, reason, seenAt });
+      }
+      recent.splice(0, Math.max(0, recent.length - RECENT_DEAD_LETTERS));
+    };
     return {
       async bounds() {
         const bounds = await inner.bounds();
@@ -60,6 +85,7 @@ export class ServedStreams implements OffsetStreamConnector {
           run.counts.records += 1;
         }
         for (const letter of read.deadLetters) countOf(letter).deadLetters += 1;
+        noteDeadLetters(read.deadLetters);
         for (const p of read.reached) {
           const known = progressOf(p);
           const batch = counted.get(topicPartitionKey(p));
@@ -79,6 +105,11 @@ export class ServedStreams implements OffsetStreamConnector {
   /** Per source partition and reader: end offset, position, records and dead letters read. */
   partitions(): PartitionProgress[] {
     return [...this.progress.values()];
+  }
+
+  /** The latest dead letters read (at most ten), oldest first. */
+  deadLetters(): readonly DeadLetterNote[] {
+    return [...this.recentDeadLetters];
   }
 
   async closeAll(): Promise<void> {

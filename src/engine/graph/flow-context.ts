@@ -29,8 +29,8 @@ export interface FlowContext {
   readonly summary: Readonly<Record<string, string>>;
   /** A local folder private to this flow for staging files; removed by the runner afterwards. */
   readonly tempDir: string;
-  /** Reports a committed micro-batch (streaming flows) as a flow-progress event. */
-  progress(batch: number, counts: FlowCounts): void;
+  /** Reports a committed micro-batch (streaming flows) as a flow-progress event, with the snapshot it committed. */
+  progress(batch: number, counts: FlowCounts, snapshotId?: bigint): void;
   readonly signal?: AbortSignal;
   /** Opens the Kafka sources a streaming flow reads; absent, such a flow is refused. */
   readonly streams?: OffsetStreamConnector;

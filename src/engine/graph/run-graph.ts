@@ -205,7 +205,8 @@ async function runOne(step: FlowStep): Promise<FlowRan> {
       fullRefresh,
       summary: flowSummary(graph, flow, definitionHash, upstream),
       tempDir,
-      progress: (batch, counts) => request.emit({ at: Date.now(), pipeline: graph.name, phase: 'flow-progress', flow: flow.name, batch, counts }),
+      progress: (batch, counts, snapshotId) =>
+        request.emit({ at: Date.now(), pipeline: graph.name, phase: 'flow-progress', flow: flow.name, batch, counts, ...(snapshotId === undefined ? {} : { snapshotId }) }),
       ...(request.signal === undefined ? {} : { signal: request.signal }),
       ...(request.streams === undefined ? {} : { streams: request.streams }),
     };

@@ -199,7 +199,7 @@ async function runFromTable(run: FlowRun, batchesBefore: number): Promise<Round>
     if (written.snapshotId !== undefined) snapshotId = written.snapshotId;
     const counts: FlowCounts = { rowsRead, rowsWritten: written.rowsWritten, lateRows: staged.lateRows + written.lateRows, expectations: checked.counts };
     totals = add(totals, counts);
-    context.progress(batches, counts);
+    context.progress(batches, counts, written.snapshotId);
   }
   return { counts: totals, batches, ...(snapshotId === undefined ? {} : { snapshotId }) };
 }
