@@ -221,7 +221,7 @@ export class RestHttp {
   }
 
   private networkError<T>(req: RestRequest<T>, cause: unknown): ThundError {
-    const reason = cause instanceof Error ? cause.message : String(cause);
+    const reason = networkReason(cause);
     const context = { ...req.context, method: req.method, path: req.path };
     if (req.operation === 'commit') {
       // The request may have reached the server and been applied (ICEBERG.md §7.1).
@@ -282,4 +282,12 @@ function parseErrorBody(text: string): { message?: string; type?: string } | und
   } catch {
     return undefined;
   }
+}
+
+/** fetch says only "fetch failed"; the system error under it (ECONNREFUSED, ENOTFOUND, …) says why. */
+function networkReason(cause: unknown): string {
+  if (!(cause instanceof Error)) return String(cause);
+  const under = cause.cause;
+  const code = typeof under === 'object' && under !== null && 'code' in under && typeof under.code === 'string' ? under.code : undefined;
+  return code === undefined || cause.message.includes(code) ? cause.message : `${cause.message} (${code})`;
 }

@@ -23,7 +23,7 @@ import { rewriteManifests } from '../../src/table/maintenance/rewrite-manifests.
 import { liveDataFiles, manifestsOf } from '../../src/table/scan.js';
 import { openTableRows } from '../../src/table/table-rows.js';
 import { readWithPyiceberg } from '../interop/pyiceberg.js';
-import type { RestCatalogReadArgs } from '../interop/read-table-output.js';
+import { stackRestReadTarget, type RestCatalogReadArgs } from '../interop/read-table-output.js';
 import { readWithSpark } from '../interop/spark.js';
 import { testS3Bucket, testS3FileIOOptions } from '../stack/s3-env.js';
 import { requireServiceEnv } from '../stack/service.js';
@@ -62,13 +62,7 @@ async function expectEveryReachableObjectPresent(metadata: TableMetadata): Promi
 }
 
 const readArgs = (snapshotId?: bigint): RestCatalogReadArgs => ({
-  rest: {
-    uri: requireServiceEnv('THUND_TEST_REST_URI'),
-    s3Endpoint: requireServiceEnv('THUND_TEST_S3_ENDPOINT'),
-    accessKeyId: requireServiceEnv('THUND_TEST_S3_ACCESS_KEY'),
-    secretAccessKey: requireServiceEnv('THUND_TEST_S3_SECRET_KEY'),
-    region: requireServiceEnv('THUND_TEST_S3_REGION'),
-  },
+  rest: stackRestReadTarget(requireServiceEnv('THUND_TEST_REST_URI')),
   catalogName: 'rest',
   table: `${NAMESPACE}.events`,
   ...(snapshotId === undefined ? {} : { snapshotId }),

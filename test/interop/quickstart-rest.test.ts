@@ -19,7 +19,7 @@ import { TEST_S3_STORAGE_BLOCK, testS3Bucket, testS3Client } from '../stack/s3-e
 import { requireServiceEnv } from '../stack/service.js';
 import { readWithPyiceberg } from './pyiceberg.js';
 import { QUICKSTART_COLUMNS, QUICKSTART_INPUT, QUICKSTART_SPEC, QUICKSTART_TABLE, quickstartExpectedRows } from './quickstart-expected.js';
-import type { ReaderTable, RestCatalogReadArgs } from './read-table-output.js';
+import { stackRestReadTarget, type ReaderTable, type RestCatalogReadArgs } from './read-table-output.js';
 import { readWithSpark } from './spark.js';
 import { verifyTableRows, verifyTableSchema, type Row } from './verify.js';
 
@@ -75,13 +75,7 @@ describe.each(REST_SERVERS)('quickstart through the REST catalog ($name) into Mi
   };
 
   const readArgs = (): RestCatalogReadArgs => ({
-    rest: {
-      uri: restServerUri(server),
-      s3Endpoint: requireServiceEnv('THUND_TEST_S3_ENDPOINT'),
-      accessKeyId: requireServiceEnv('THUND_TEST_S3_ACCESS_KEY'),
-      secretAccessKey: requireServiceEnv('THUND_TEST_S3_SECRET_KEY'),
-      region: requireServiceEnv('THUND_TEST_S3_REGION'),
-    },
+    rest: stackRestReadTarget(restServerUri(server)),
     catalogName: 'rest',
     table: TABLE,
     ...(server.warehouse === undefined ? {} : { warehouse: server.warehouse }),

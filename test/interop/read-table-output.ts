@@ -7,6 +7,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { z } from 'zod';
 import { ThundError } from '../../src/errors.js';
+import { requireServiceEnv } from '../stack/service.js';
 
 const run = promisify(execFile);
 
@@ -120,6 +121,17 @@ export interface RestCatalogReadTarget {
   readonly accessKeyId?: string;
   readonly secretAccessKey?: string;
   readonly region?: string;
+}
+
+/** A REST catalog of the test stack, its files on the stack's MinIO (keys from the environment). */
+export function stackRestReadTarget(uri: string): RestCatalogReadTarget {
+  return {
+    uri,
+    s3Endpoint: requireServiceEnv('THUND_TEST_S3_ENDPOINT'),
+    accessKeyId: requireServiceEnv('THUND_TEST_S3_ACCESS_KEY'),
+    secretAccessKey: requireServiceEnv('THUND_TEST_S3_SECRET_KEY'),
+    region: requireServiceEnv('THUND_TEST_S3_REGION'),
+  };
 }
 
 /** Arguments for reading a table through a REST catalog. */

@@ -4,6 +4,7 @@
  */
 import { S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import type { S3FileIOOptions } from '../../connectors/storage/s3-file-io.js';
+import type { StorageConfig } from '../../src/app/connection-config.js';
 import { requireServiceEnv } from './service.js';
 
 export function testS3FileIOOptions(): S3FileIOOptions {
@@ -43,3 +44,14 @@ export const TEST_S3_STORAGE_BLOCK = `storage:
     access_key_id_env: THUND_TEST_S3_ACCESS_KEY
     secret_access_key_env: THUND_TEST_S3_SECRET_KEY
 `;
+
+/** The same storage block as a config object from code (the package API's openCatalog). */
+export const TEST_S3_STORAGE_CONFIG: StorageConfig = {
+  s3: {
+    endpoint: '${THUND_TEST_S3_ENDPOINT}',
+    region: '${THUND_TEST_S3_REGION}',
+    path_style: true,
+    access_key_id_env: 'THUND_TEST_S3_ACCESS_KEY',
+    secret_access_key_env: 'THUND_TEST_S3_SECRET_KEY',
+  },
+};

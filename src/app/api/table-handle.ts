@@ -8,6 +8,9 @@
  */
 import type { Table } from 'apache-arrow';
 import { formatIdentifier, type TableIdentifier } from '../../../catalog/catalog.js';
+import { InvalidInputError } from '../../errors.js';
+import { snapshotById } from '../../iceberg/snapshot-ancestry.js';
+import type { TableMetadata } from '../../iceberg/table-metadata.js';
 import type { DuckDbSession } from '../../duckdb/session.js';
 import type { OpenedCatalog } from '../open-catalog.js';
 
@@ -94,6 +97,7 @@ export function tableHandle(opened: OpenedCatalog, identifier: TableIdentifier):
       withSession(async (session) => {
         const [{ openTableRows }, { queryArrow }] = await Promise.all([import('../../table/table-rows.js'), import('../../duckdb/arrow-out.js')]);
         const loaded = await opened.catalog.loadTable(identifier);
+        if (options.snapshotId !== undefined) requireSnapshot(loaded.metadata, table, options.snapshotId);
         const rows = await openTableRows({
           session,
           io: loaded.io,
@@ -131,4 +135,17 @@ async function rowsQuery(session: DuckDbSession, rows: RowsInput): Promise<strin
   const name = tempName('rows');
   await stageArrowTable(session, rows as Table, name);
   return `SELECT * FROM ${quoteIdentifier(name)}`;
+}
+
+/**
+ * A snapshot id to read is the caller's input: one the metadata does not hold (expired, mistyped,
+ * or on a server such as Nessie whose metadata keeps only the current one) is refused as such.
+ */
+function requireSnapshot(metadata: TableMetadata, table: string, snapshotId: bigint): void {
+  if (snapshotById(metadata, snapshotId) !== undefined) return;
+  const kept = metadata.snapshots.length;
+  const current = metadata.currentSnapshotId === undefined ? '' : `; the current one is ${metadata.currentSnapshotId}`;
+  throw new InvalidInputError(`Snapshot ${snapshotId} is not in the metadata of table ${table} (it keeps ${kept} snapshot${kept === 1 ? '' : 's'}${current})`, {
+    context: { table, snapshotId: String(snapshotId) },
+  });
 }

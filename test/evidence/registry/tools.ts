@@ -117,7 +117,7 @@ export const TOOL_CAPABILITIES: readonly Capability[] = [
     id: 'library.package-api',
     area: LIBRARY,
     description:
-      "`import { … } from 'thund'` (ESM with declarations): build a pipeline, validate, plan, run (RunHandle and RunEvents), serve and lower it; open a catalog and append, overwrite, upsert, delete and read rows as Arrow.",
+      "`import { … } from 'thund'` (ESM with declarations): build a pipeline, validate, plan, run (RunHandle and RunEvents), serve and lower it; open a catalog (embedded, REST or Glue) and append, overwrite, upsert, delete and read rows as Arrow.",
     status: 'Available',
     note: 'Rows given or read as Arrow take flat boolean, integer, floating point, string, date and timestamp columns; other types go through a DuckDB query.',
     proofs: [
@@ -128,7 +128,14 @@ export const TOOL_CAPABILITIES: readonly Capability[] = [
       proof('unit', 'test/unit/app/pipeline-api.test.ts', 'the pipeline API on a builder graph serves until the signal, committing the input on the first trigger'),
       proof('unit', 'test/unit/app/pipeline-api.test.ts', 'the pipeline API on a builder graph lowers to an SDP project with a report entry for every dataset and flow'),
       proof('unit', 'test/unit/app/table-handle.test.ts', 'the table API on an embedded catalog appends an Arrow table of every flat type and reads the same values back, nulls and microseconds included'),
-      proof('unit', 'test/unit/app/table-handle.test.ts', 'the table API on an embedded catalog overwrites, upserts by key, deletes by condition, and reads an older snapshot and a filtered one'),
+      proof('unit', 'test/unit/app/table-handle.test.ts', 'the table API on an embedded catalog overwrites, upserts by key, deletes by condition, and reads an older snapshot and a filtered one, refusing an unknown snapshot'),
+      proof('integration', 'test/integration/table-api-catalogs.test.ts', 'the table API through openCatalog on REST (Iceberg REST fixture), files in MinIO appends Arrow, upserts by key from a DuckDB query, deletes by condition, and reads the current and the first snapshot back'),
+      proof('integration', 'test/integration/table-api-catalogs.test.ts', 'the table API through openCatalog on REST (Nessie), files in MinIO appends Arrow, upserts by key from a DuckDB query, deletes by condition, and reads the current and the first snapshot back'),
+      proof('integration', 'test/integration/table-api-catalogs.test.ts', 'the table API through openCatalog on Glue (moto), files in MinIO appends Arrow, upserts by key from a DuckDB query, deletes by condition, and reads the current and the first snapshot back'),
+      proof('integration', 'test/integration/table-api-catalogs.test.ts', 'openCatalog refuses a REST catalog it cannot use, saying why and echoing no secret a URI where nothing listens: REST_NETWORK naming the URI and the refused connection'),
+      proof('integration', 'test/integration/table-api-catalogs.test.ts', 'openCatalog refuses a REST catalog it cannot use, saying why and echoing no secret a URI of a live server that is not its catalog root: the server’s HTTP status, naming the URI'),
+      proof('integration', 'test/integration/table-api-catalogs.test.ts', 'openCatalog refuses a REST catalog it cannot use, saying why and echoing no secret a token variable that is not set: an InvalidInputError naming the variable'),
+      proof('integration', 'test/integration/table-api-catalogs.test.ts', 'openCatalog refuses a REST catalog it cannot use, saying why and echoing no secret S3 keys that MinIO refuses: the append fails with a ThundError without the secret, and no table is left behind'),
     ],
   },
   {

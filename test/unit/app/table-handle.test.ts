@@ -68,7 +68,7 @@ describe('the table API on an embedded catalog', () => {
     expect([...(read.getChild('tz')!.data[0]!.values as BigInt64Array)].filter((_, i) => read.getChild('tz')!.isValid(i))).toEqual([5n, 1_000_000n]);
   });
 
-  it('overwrites, upserts by key, deletes by condition, and reads an older snapshot and a filtered one', async () => {
+  it('overwrites, upserts by key, deletes by condition, and reads an older snapshot and a filtered one, refusing an unknown snapshot', async () => {
     const orders = lake.table('api.orders');
     const first = await orders.append({ sql: "SELECT * FROM (VALUES (1::BIGINT, 'a'), (2, 'b'), (3, 'c')) t(id, name)" });
     await orders.overwrite({ sql: "SELECT * FROM (VALUES (10::BIGINT, 'x'), (11, 'y')) t(id, name)" });
@@ -87,6 +87,9 @@ describe('the table API on an embedded catalog', () => {
       { id: 3n, name: 'c' },
     ]);
     expect(rows(await orders.read({ where: "name = 'z'" }))).toEqual([{ id: 12n, name: 'z' }]);
+    const unknown = await orders.read({ snapshotId: 12345n }).catch((e: unknown) => e);
+    expect(unknown).toBeInstanceOf(InvalidInputError);
+    expect((unknown as Error).message).toMatch(/^Snapshot 12345 is not in the metadata of table api\.orders \(it keeps 4 snapshots; the current one is \d+\)$/);
     expect(await lake.listTables('api')).toEqual(expect.arrayContaining([{ namespace: ['api'], name: 'orders' }]));
   });
 

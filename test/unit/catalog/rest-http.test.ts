@@ -106,6 +106,14 @@ describe('RestHttp', () => {
     expect(network.retryable).toBe(true);
   });
 
+  it('names the system error under fetch\'s "fetch failed" when no response came', async () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
+    const http = new RestHttp({ uri: 'http://h', fetch: (async () => Promise.reject(new TypeError('fetch failed', { cause: refused }))) as typeof fetch });
+    const error = (await failure(http, 'read')) as ThundError;
+    expect(error.code).toBe('REST_NETWORK');
+    expect(error.message).toBe('REST catalog request POST /namespaces/db/tables/t failed: fetch failed (ECONNREFUSED)');
+  });
+
   it('keeps 400 non-retryable and never puts the token in error context', async () => {
     const http = new RestHttp({ uri: 'http://h', token: 'secret', fetch: fakeFetch(400, errorBody('BadRequestException', 400)) });
     const error = (await failure(http, 'commit')) as ThundError;
