@@ -227,4 +227,17 @@ export const SOURCE_AND_SINK_CAPABILITIES: readonly Capability[] = [
       proof('unit', 'test/unit/serve/serve-maintenance.test.ts', 'serve maintenance runs nothing before an interval has passed, then the most overdue action, one per call, and compacts for real'),
     ],
   },
+  {
+    id: 'serve.status-page',
+    area: SERVE,
+    description:
+      '`thund serve` answers GET / with a status page (server-side HTML, no script, refreshing itself) and GET /status with the same as JSON: the graph, per flow its state and last commit, per source partition the lag, the latest dead letters and their reasons, per table its records, files, snapshots and last maintenance.',
+    status: 'Available',
+    proofs: [
+      proof('integration', 'test/integration/serve-status-page.test.ts', 'shows in headless Chromium the live numbers /status reports: flow, partitions, dead letter, table'),
+      proof('unit', 'test/unit/serve/status-page.test.ts', 'ServeStatus and the status page counts each committed batch of a flow, with its snapshot, and the partitions, dead letters and tables'),
+      proof('unit', 'test/unit/serve/status-page.test.ts', 'ServeStatus and the status page marks a flow failed with the error of its run'),
+      proof('unit', 'test/unit/serve/status-page.test.ts', 'a served pipeline answers GET /status and GET / with the commit of its flow and the files and snapshots of its table, the page showing the same values'),
+    ],
+  },
 ];

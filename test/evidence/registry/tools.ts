@@ -183,13 +183,6 @@ export const TOOL_CAPABILITIES: readonly Capability[] = [
     proofs: [],
   },
   {
-    id: 'planned.serve-status-page',
-    area: PLANNED,
-    description: 'A status page served by `thund serve`.',
-    status: 'Planned',
-    proofs: [],
-  },
-  {
     id: 'planned.node-22-24',
     area: PLANNED,
     description: 'Node.js 22 and 24 support (today: Node 20).',
