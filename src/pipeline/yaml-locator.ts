@@ -5,8 +5,9 @@
  */
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import { InvalidInputError } from '../errors.js';
+import { formatFieldPath, type FieldPath } from './field-path.js';
 
-export type FieldPath = readonly (string | number)[];
+export { formatFieldPath, type FieldPath } from './field-path.js';
 
 export interface SourcePosition {
   readonly line: number;
@@ -20,19 +21,6 @@ export interface SpecProblem {
   readonly path: FieldPath;
   readonly message: string;
   readonly target?: PositionTarget;
-}
-
-const SIMPLE_KEY = /^[A-Za-z_][A-Za-z0-9_-]*$/;
-
-/** `flows.load_orders.target`, `tables["lake.orders"].mode`, `sources.orders.path[1]`. */
-export function formatFieldPath(path: FieldPath): string {
-  let text = '';
-  for (const segment of path) {
-    if (typeof segment === 'number') text += `[${segment}]`;
-    else if (SIMPLE_KEY.test(segment)) text += text === '' ? segment : `.${segment}`;
-    else text += `[${JSON.stringify(segment)}]`;
-  }
-  return text;
 }
 
 export class YamlLocator {

@@ -15,15 +15,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUICKSTART_SPEC } from '../interop/quickstart-expected.js';
+import { IMPORT_RECORDING_HOOKS } from '../support/import-recording-hooks.js';
 import { REPO, thund } from './cli.js';
-
-const HOOKS = `import { appendFileSync } from 'node:fs';
-export async function resolve(specifier, context, next) {
-  const resolved = await next(specifier, context);
-  appendFileSync(process.env.THUND_TEST_LOADED, resolved.url + '\\n');
-  return resolved;
-}
-`;
 
 const PRELOAD = `import { appendFileSync } from 'node:fs';
 import { createRequire, register } from 'node:module';
@@ -48,7 +41,7 @@ let work: string;
 
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'thund-startup-imports-'));
-  writeFileSync(join(work, 'hooks.mjs'), HOOKS);
+  writeFileSync(join(work, 'hooks.mjs'), IMPORT_RECORDING_HOOKS);
   writeFileSync(join(work, 'preload.mjs'), PRELOAD);
 });
 

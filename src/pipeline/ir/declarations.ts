@@ -82,7 +82,7 @@ export function declaredSchema(input: SchemaInput | undefined, where: string): D
   });
 }
 
-function isDataType(value: unknown): value is DataType {
+export function isDataType(value: unknown): value is DataType {
   return typeof value === 'object' && value !== null && 'typeId' in value;
 }
 
