@@ -175,6 +175,13 @@ describe('problems in a pipeline module', () => {
       ':3:30 THUND_E_PIPELINE_MODULE the module threw while loading: [INVALID_INPUT] streaming table "lake.t": "dya(ts)" is not a partition term',
     ));
 
+  it('a builder input of the wrong shape, at its line, naming the field', () =>
+    expectProblem(
+      'wrong-shape',
+      [`import { pipeline } from '${PACKAGE}';`, '', "export default pipeline('x').streamingTable('lake.t', { sql: 'SELECT 1 AS a', partitionBy: ['a'] }).build();"],
+      ':3:30 THUND_E_PIPELINE_MODULE the module threw while loading: [INVALID_INPUT] streaming table "lake.t": partitionBy: unknown field (did you mean partitionedBy?)',
+    ));
+
   it('a builder exported unbuilt', () =>
     expectProblem(
       'unbuilt',
