@@ -89,19 +89,30 @@ describe('docker/Dockerfile', () => {
       const words = copy.args.split(/\s+/).filter((w) => !w.startsWith('--'));
       return words.slice(0, -1).map((w) => w.replace(/^\/src\//, '').replace(/^\.\//, '')).join(' ');
     });
-    expect(copied.sort()).toEqual(['dist', 'examples', 'node_modules', 'package.json']);
+    expect(copied.sort()).toEqual(['dist', 'docker/healthcheck.mjs', 'examples', 'node_modules', 'package.json']);
     expect(instructionsOf(finalStage, 'RUN').some((r) => /npm (ci|install)/.test(r.args))).toBe(false);
   });
 
-  it("enters through the package's thund bin with --help as the default command, in the /data volume", () => {
+  it("enters through tini and the package's thund bin with --help as the default command, in the /data volume", () => {
     const entrypoint = execForm(instructionsOf(finalStage, 'ENTRYPOINT')[0]);
-    expect(entrypoint?.[0]).toBe('node');
+    expect(entrypoint?.slice(0, 3)).toEqual(['tini', '--', 'node']);
+    expect(runCommands(finalStage).some((c) => /apt-get install .*\btini\b/.test(c))).toBe(true);
     const workdirs = instructionsOf(finalStage, 'WORKDIR').map((w) => w.args.trim());
     const appDir = workdirs[0] ?? '';
-    expect(entrypoint?.[1]).toBe(`${appDir}/${(packageJson.bin['thund'] ?? '').replace(/^\.\//, '')}`);
+    expect(entrypoint?.[3]).toBe(`${appDir}/${(packageJson.bin['thund'] ?? '').replace(/^\.\//, '')}`);
     expect(execForm(instructionsOf(finalStage, 'CMD')[0])).toEqual(['--help']);
     expect(workdirs[workdirs.length - 1]).toBe('/data');
-    expect(instructionsOf(finalStage, 'VOLUME').map((v) => v.args)).toContain('["/data"]');
+  });
+
+  it('may run on a read-only root filesystem: data and temporary files go to volumes', () => {
+    expect(instructionsOf(finalStage, 'VOLUME').map((v) => v.args)).toContain('["/data", "/tmp"]');
+    expect(instructionsOf(finalStage, 'ENV').map((e) => e.args).join(' ')).toMatch(/\bTMPDIR=\/tmp\b/);
+  });
+
+  it('has a HEALTHCHECK that runs the copied healthcheck script', () => {
+    const [check] = instructionsOf(finalStage, 'HEALTHCHECK');
+    expect(check?.args).toMatch(/CMD \["node", "\/app\/docker\/healthcheck\.mjs"\]$/);
+    expect(check?.args).toMatch(/--timeout=\d+s/);
   });
 });
 

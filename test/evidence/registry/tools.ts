@@ -96,12 +96,14 @@ export const TOOL_CAPABILITIES: readonly Capability[] = [
   {
     id: 'docker.image',
     area: DOCKER,
-    description: 'The Thund image builds from `docker/Dockerfile`, runs as non-root with production dependencies only, and runs the quickstart.',
+    description: 'The Thund image builds from `docker/Dockerfile`, runs as non-root with production dependencies only (its size printed), on a read-only root filesystem, with tini passing SIGTERM on and a HEALTHCHECK for serve, and runs the quickstart.',
     status: 'Preview',
     note: 'Proven in the Docker image lane (`npm run test:docker-image`), which `npm test` does not run.',
     proofs: [
       proof('docker-image', 'test/docker/image.test.ts', 'docker/Dockerfile image prints the usage by default and runs as a non-root user'),
-      proof('docker-image', 'test/docker/image.test.ts', 'docker/Dockerfile image runs the quickstart pipeline; the host reads the table it wrote'),
+      proof('docker-image', 'test/docker/image.test.ts', 'docker/Dockerfile image runs the quickstart pipeline on a read-only root filesystem; the host reads the table it wrote'),
+      proof('docker-image', 'test/docker/image.test.ts', 'docker/Dockerfile image is small: its size and its node_modules are printed and bounded'),
+      proof('docker-image', 'test/docker/image.test.ts', 'docker/Dockerfile image serves until SIGTERM: healthy by its HEALTHCHECK, stopped cleanly well within the grace period'),
       proof('docker-image', 'test/docker/image.test.ts', 'docker/Dockerfile image runs the Kafka consumer of thund serve in its worker thread'),
     ],
   },
