@@ -45,7 +45,7 @@ export function reportValue(report: ServeStatusReport, key: string): string {
       return rest[2] === 'where' ? `${letter.topic}[${letter.partition}]@${letter.offset}` : text(letter[rest[2] as 'reason']);
     }
     case 'ready':
-      return report.ready ? 'ready' : 'not ready';
+      return report.ready ? 'ready' : `not ready: ${report.reasons.join(', ')}`;
     default:
       return text(report[section as 'pipeline']);
   }

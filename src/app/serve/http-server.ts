@@ -1,17 +1,19 @@
 /**
- * The service's HTTP face: GET /healthz (the process runs), /readyz (catalog reachable and
- * partitions assigned; 503 otherwise), /metrics (Prometheus text), /status (what it is doing, as
+ * The service's HTTP face: GET /healthz (the process runs), /readyz (200 when it can make
+ * progress; 503 with the reasons otherwise, readiness.ts), /metrics (Prometheus text), /status (what it is doing, as
  * JSON) and / (the same as a page for people, status-page.ts). Nothing else is served.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { ReadinessState } from './readiness.js';
 import type { ServeStatusReport } from './serve-status.js';
 import { renderStatusPage } from './status-page.js';
 
+/** Each answers from what the service already knows, at once: none waits on Kafka, the catalog or storage. */
 export interface HttpHandlers {
-  ready(): Promise<{ ready: boolean; checks: Record<string, boolean> }>;
-  metrics(): Promise<string>;
-  status(): Promise<ServeStatusReport>;
+  ready(): ReadinessState;
+  metrics(): string;
+  status(): ServeStatusReport;
 }
 
 export async function startHttpServer(host: string, port: number, handlers: HttpHandlers): Promise<{ server: Server; port: number }> {
@@ -27,15 +29,15 @@ export async function startHttpServer(host: string, port: number, handlers: Http
         case '/healthz':
           return send(200, 'text/plain', 'ok\n');
         case '/readyz': {
-          const state = await handlers.ready();
+          const state = handlers.ready();
           return send(state.ready ? 200 : 503, 'application/json', `${JSON.stringify(state)}\n`);
         }
         case '/metrics':
-          return send(200, 'text/plain; version=0.0.4; charset=utf-8', await handlers.metrics());
+          return send(200, 'text/plain; version=0.0.4; charset=utf-8', handlers.metrics());
         case '/status':
-          return send(200, 'application/json', `${JSON.stringify(await handlers.status(), null, 2)}\n`);
+          return send(200, 'application/json', `${JSON.stringify(handlers.status(), null, 2)}\n`);
         case '/':
-          return send(200, 'text/html; charset=utf-8', renderStatusPage(await handlers.status()));
+          return send(200, 'text/html; charset=utf-8', renderStatusPage(handlers.status()));
         default:
           return send(404, 'text/plain', 'not found\n');
       }

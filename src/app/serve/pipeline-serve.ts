@@ -32,6 +32,7 @@ import { PipelineMetrics } from './pipeline-metrics.js';
 import { ServeMaintenance } from './serve-maintenance.js';
 import { ServedStreams } from './served-streams.js';
 import { ServeStatus } from './serve-status.js';
+import { Readiness } from './readiness.js';
 
 export interface PipelineServeRequest {
   /** Where the tables live: the pipeline's catalog and storage blocks. */
@@ -79,17 +80,13 @@ export async function servePipeline(request: PipelineServeRequest): Promise<void
     });
     const stop = new AbortController();
     const probeNamespace = graph.datasets.flatMap((d) => (isTableDataset(d) ? [d.table.identifier.namespace] : []))[0] ?? ['default'];
-    let firstTriggerDone = false;
-    const ready = async (): Promise<{ ready: boolean; checks: Record<string, boolean> }> => {
-      // Any answer, yes or no, means the catalog is reachable.
-      const catalog = await opened.catalog.namespaceExists(probeNamespace).then(() => true, () => false);
-      const checks = { catalog, firstTrigger: firstTriggerDone };
-      return { ready: checks.catalog && checks.firstTrigger, checks };
-    };
+    const readiness = new Readiness({ probeCatalog: () => opened.catalog.namespaceExists(probeNamespace) });
+    await readiness.probe();
+    readiness.start();
     const http = await startHttpServer(request.httpHost, request.httpPort, {
-      ready,
-      metrics: async () => metrics.render(streams.partitions(), (await ready()).ready),
-      status: async () => status.report(streams.partitions(), streams.deadLetters(), await ready()),
+      ready: () => readiness.state(),
+      metrics: () => metrics.render(streams.partitions(), readiness.state().ready),
+      status: () => status.report(streams.partitions(), streams.deadLetters(), readiness.state()),
     });
     logger.log('info', 'thund serve started', {
       pipeline: graph.name,
@@ -130,8 +127,9 @@ export async function servePipeline(request: PipelineServeRequest): Promise<void
           // What a later trigger may get past (a commit race lost, a broker or catalog hiccup) is
           // logged and counted; anything else stops the service.
           if (error?.retryable !== true) throw new ThundError(error?.code ?? 'INTERNAL', `pipeline ${graph.name}: ${error?.message ?? 'the run failed'}`, { retryable: false });
+          readiness.triggerFailed(error);
           logger.log('warn', 'trigger failed; the next trigger starts again from the committed positions', { code: error.code, error: error.message });
-        } else firstTriggerDone = true;
+        } else readiness.triggerCompleted();
         if (!stop.signal.aborted) await maintenance.runDue();
         await sleep(Math.max(0, intervalMs - (Date.now() - started)), stop.signal);
       }
@@ -140,6 +138,7 @@ export async function servePipeline(request: PipelineServeRequest): Promise<void
       logger.log('error', 'thund serve failed', { error: error instanceof Error ? error.message : String(error) });
       throw error;
     } finally {
+      readiness.stop();
       await new Promise<void>((resolve) => http.server.close(() => resolve()));
       await streams.closeAll();
     }

@@ -8,6 +8,7 @@
 import type { RunEvent, RunResult } from '../../backend/run-event.js';
 import type { TableMetadata } from '../../iceberg/table-metadata.js';
 import type { PipelineGraph } from '../../pipeline/ir/graph.js';
+import type { ReadinessState } from './readiness.js';
 import type { MaintenanceRun } from './serve-maintenance.js';
 import type { DeadLetterNote, PartitionProgress } from './served-streams.js';
 
@@ -59,6 +60,8 @@ export interface ServeStatusReport {
   readonly now: string;
   readonly ready: boolean;
   readonly checks: Readonly<Record<string, boolean>>;
+  /** Why it is not ready (readiness.ts): catalog, assigning, kafka, storage, failing. */
+  readonly reasons: readonly string[];
   readonly triggers: { readonly total: number; readonly failed: number; readonly last: { readonly at: string; readonly status: string; readonly error: string | null } | null };
   readonly flows: readonly FlowStatus[];
   readonly sources: readonly SourcePartitionStatus[];
@@ -161,13 +164,14 @@ export class ServeStatus {
     };
   }
 
-  report(partitions: readonly PartitionProgress[], deadLetters: readonly DeadLetterNote[], ready: { ready: boolean; checks: Readonly<Record<string, boolean>> }): ServeStatusReport {
+  report(partitions: readonly PartitionProgress[], deadLetters: readonly DeadLetterNote[], ready: Pick<ReadinessState, 'ready' | 'checks' | 'reasons'>): ServeStatusReport {
     return {
       pipeline: this.graph.name,
       startedAt: iso(this.startedAt),
       now: iso(Date.now()),
       ready: ready.ready,
       checks: ready.checks,
+      reasons: ready.reasons,
       triggers: { ...this.triggers },
       flows: [...this.flows.values()].map((flow) => ({ ...flow })),
       sources: [...partitions].sort(byPartition).map((p) => ({

@@ -102,7 +102,7 @@ ul.graph { margin: 0; padding-left: 1.2rem; } code { font-size: 13px; }
 </head>
 <body>
 <h1>thund serve · pipeline <span data-key="pipeline">${escape(report.pipeline)}</span></h1>
-<p><span data-key="ready" class="badge ${report.ready ? 'ok' : 'not-ok'}">${report.ready ? 'ready' : 'not ready'}</span>
+<p><span data-key="ready" class="badge ${report.ready ? 'ok' : 'not-ok'}">${report.ready ? 'ready' : `not ready: ${escape(report.reasons.join(', '))}`}</span>
  <span class="muted">checks: ${Object.entries(report.checks).map(([name, ok]) => `${escape(name)} ${ok ? 'ok' : 'failing'}`).join(', ')}</span></p>
 <p class="muted">started <span data-key="startedAt">${escape(report.startedAt)}</span> · page of <span data-key="now">${escape(report.now)}</span>, refreshed every ${STATUS_REFRESH_SECONDS} s ·
  triggers <span data-key="triggers/total">${report.triggers.total}</span> (failed <span data-key="triggers/failed">${report.triggers.failed}</span>)${

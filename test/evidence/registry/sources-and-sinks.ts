@@ -193,6 +193,8 @@ export const SOURCE_AND_SINK_CAPABILITIES: readonly Capability[] = [
     description: '`/healthz`, `/readyz` and `/metrics` (per flow: commits, rows; per partition: records, dead letters, lag) on 127.0.0.1:9464.',
     status: 'Available',
     proofs: [
+      proof('unit', 'test/unit/serve/readiness.test.ts', 'Readiness a catalog that never answers: not ready after the probe timeout, and the probes answer at once meanwhile'),
+      proof('unit', 'test/unit/serve/readiness.test.ts', 'Readiness is ready once the catalog answered and a trigger completed; a failed trigger names its dependency'),
       proof('integration', 'test/integration/kafka-exactly-once.test.ts', 'thund serve: Kafka → Iceberg (REST catalog, MinIO) lands 200k records of 6 partitions exactly once, and SIGTERM exits 0 with all of it committed'),
       proof('unit', 'test/unit/serve/prometheus-text.test.ts', 'Prometheus text format writes HELP and TYPE lines, labels with escaped values, and special numbers'),
     ],

@@ -27,14 +27,14 @@ describe('ServeStatus and the status page', () => {
     const at = Date.UTC(2026, 11, 6, 12, 0, 0);
     const counts = (rowsWritten: number) => ({ rowsRead: rowsWritten + 1, rowsWritten, lateRows: 0, expectations: [] });
     status.event({ at, pipeline: 'shop', phase: 'flow-started', flow: 'lake.orders', target: 'lake.orders' });
-    expect(status.report([], [], { ready: false, checks: { catalog: true } }).flows[0]!.state).toBe('running');
+    expect(status.report([], [], { ready: false, checks: { catalog: true }, reasons: ['assigning'] }).flows[0]!.state).toBe('running');
     status.event({ at, pipeline: 'shop', phase: 'flow-progress', flow: 'lake.orders', batch: 1, counts: counts(10), snapshotId: 11n });
     status.event({ at: at + 1000, pipeline: 'shop', phase: 'flow-progress', flow: 'lake.orders', batch: 2, counts: counts(5), snapshotId: 12n });
     status.event({ at: at + 1000, pipeline: 'shop', phase: 'flow-completed', flow: 'lake.orders', target: 'lake.orders', counts: counts(15) });
     status.trigger({ pipeline: 'shop', status: 'completed', flows: [] });
     const partition: PartitionProgress = { source: 'orders', reader: 'lake.orders', topic: 'orders', partition: 0, high: 40n, reached: 25n, records: 25, deadLetters: 1 };
     const letter = { source: 'orders', reader: 'lake.orders', topic: 'orders', partition: 0, offset: 7n, code: 'JSON', reason: 'not JSON: <script>alert(1)</script>', seenAt: at };
-    const report = status.report([partition], [letter], { ready: true, checks: { catalog: true, firstTrigger: true } });
+    const report = status.report([partition], [letter], { ready: true, checks: { catalog: true, firstTrigger: true }, reasons: [] });
     expect(report.flows).toEqual([
       {
         name: 'lake.orders',
@@ -66,7 +66,7 @@ describe('ServeStatus and the status page', () => {
   it('marks a flow failed with the error of its run', () => {
     const status = new ServeStatus(flowGraph, []);
     status.event({ at: 0, pipeline: 'shop', phase: 'failed', flow: 'lake.orders', error: { code: 'SCHEMA_MISMATCH', message: 'column id is text', retryable: false } });
-    const flow = status.report([], [], { ready: false, checks: {} }).flows[0]!;
+    const flow = status.report([], [], { ready: false, checks: {}, reasons: ['failing'] }).flows[0]!;
     expect(flow.state).toBe('failed');
     expect(flow.lastError).toEqual({ at: '1970-01-01T00:00:00.000Z', code: 'SCHEMA_MISMATCH', message: 'column id is text' });
   });
