@@ -14,6 +14,14 @@ export interface DuckDbSettings {
 }
 
 export class DuckDbSession {
+  /** The sessions open in this process: a shutdown that cannot wait for their queries stops them (interruptAll). */
+  private static readonly opened = new Set<DuckDbSession>();
+
+  /** Interrupts every open session's query (it fails with DuckDB's interrupt error), so the process can exit at once. */
+  static interruptAll(): void {
+    for (const session of DuckDbSession.opened) session.connection.interrupt();
+  }
+
   private constructor(
     private readonly instance: DuckDBInstance,
     readonly connection: DuckDBConnection,
@@ -30,7 +38,9 @@ export class DuckDbSession {
     const instance = await duckdb.DuckDBInstance.create(':memory:', config);
     const connection = await instance.connect();
     registerTransformFunctions(connection);
-    return new DuckDbSession(instance, connection, duckdb);
+    const session = new DuckDbSession(instance, connection, duckdb);
+    DuckDbSession.opened.add(session);
+    return session;
   }
 
   async run(sql: string): Promise<void> {
@@ -65,6 +75,7 @@ export class DuckDbSession {
   }
 
   close(): void {
+    DuckDbSession.opened.delete(this);
     this.connection.closeSync();
     this.instance.closeSync();
   }

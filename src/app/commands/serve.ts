@@ -7,7 +7,7 @@ import { InvalidInputError } from '../../errors.js';
 import { DuckDbSession } from '../../duckdb/session.js';
 import { duckDbSqlParser } from '../../duckdb/sql-parser.js';
 import { ONE_QUERY, parseOneQuery } from '../../pipeline/one-query.js';
-import { JsonLogger } from '../serve/json-logger.js';
+import { JsonLogger, type Logger } from '../serve/json-logger.js';
 import { formatProblem } from '../../pipeline/problems.js';
 import { pipelineServeSettings, SERVE_FLAGS, serveSettings, type ServeFlag } from '../serve/serve-config.js';
 import { servePipeline } from '../serve/pipeline-serve.js';
@@ -63,21 +63,40 @@ export async function serveCommand(argv: readonly string[]): Promise<void> {
       throw new InvalidInputError(`thund serve: ${pipelinePath} has no flows; define the pipeline's tables and flows, or serve one topic into one table with --topic and --table:\n${SERVE_USAGE}`);
     }
     const settings = pipelineServeSettings(flags, process.env, file);
-    await servePipeline({ connection: analysed.definition, graph: analysed.graph, overrides, ...settings, logger: new JsonLogger(), stopSignal: stopSignalOnce() });
+    const logger = new JsonLogger();
+    const stopSignal = stopSignalOnce(settings.shutdownGraceMs, logger);
+    await servePipeline({ connection: analysed.definition, graph: analysed.graph, overrides, ...settings, logger, stopSignal });
     return;
   }
   const settings = serveSettings(flags, process.env, file);
   if (settings.sql !== undefined) await refuseUnlessOneQuery(settings.sql);
-  await serveOneTopic({ pipelinePath, settings, overrides, logger: new JsonLogger(), stopSignal: stopSignalOnce() });
+  const logger = new JsonLogger();
+  await serveOneTopic({ pipelinePath, settings, overrides, logger, stopSignal: stopSignalOnce(settings.shutdownGraceMs, logger) });
 }
 
-/** Resolves with the first SIGTERM or SIGINT; a second one exits at once. */
-function stopSignalOnce(): Promise<string> {
+/**
+ * Resolves with the first SIGTERM or SIGINT, when serve finishes the batch in progress and stops;
+ * a batch that has not finished `graceMs` later is left behind: the process exits 0 (a supervisor
+ * that waited longer would SIGKILL it anyway). Nothing is lost: the positions the next start reads
+ * are the table's, whether or not that batch's commit was already under way. A second signal
+ * exits at once.
+ */
+function stopSignalOnce(graceMs: number, logger: Logger): Promise<string> {
   let signals = 0;
   const stopSignal = new Promise<string>((resolve) => {
     const onSignal = (signal: NodeJS.Signals): void => {
       signals += 1;
       if (signals > 1) process.exit(130);
+      setTimeout(() => {
+        logger.log('warn', 'stopped without finishing the batch in progress: it took longer than the shutdown grace time', {
+          signal,
+          graceMs,
+          resume: 'the next start reads from the positions committed in the tables; nothing is lost or landed twice',
+        });
+        // A DuckDB query still running would hold the exit until it ends.
+        DuckDbSession.interruptAll();
+        process.exit(0);
+      }, graceMs).unref();
       resolve(signal);
     };
     process.on('SIGTERM', onSignal);

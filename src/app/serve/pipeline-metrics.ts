@@ -62,7 +62,7 @@ export class PipelineMetrics {
     const perFlow = (pick: (t: FlowTotals) => number): Sample[] => [...this.flows].map(([flow, totals]) => ({ labels: { flow }, value: pick(totals) }));
     const labels = (p: PartitionProgress): Record<string, string> => ({ source: p.source, flow: p.reader, topic: p.topic, partition: String(p.partition) });
     const families: MetricFamily[] = [
-      { name: 'thund_ready', help: 'Whether the service is ready (catalog reachable, first trigger done).', type: 'gauge', samples: [{ value: ready ? 1 : 0 }] },
+      { name: 'thund_ready', help: 'Whether the service can make progress (/readyz: catalog answers, a trigger completed, the last one did not fail).', type: 'gauge', samples: [{ value: ready ? 1 : 0 }] },
       { name: 'thund_triggers_total', help: 'Runs of the pipeline graph started by the trigger.', type: 'counter', samples: [{ value: this.triggers }] },
       { name: 'thund_trigger_failures_total', help: 'Runs of the pipeline graph that failed.', type: 'counter', samples: [{ value: this.failedTriggers }] },
       { name: 'thund_flow_commits_total', help: 'Micro-batches a flow committed.', type: 'counter', samples: perFlow((t) => t.commits) },

@@ -35,6 +35,7 @@ export const SERVE_FLAGS = {
   'debezium-op-column': 'THUND_KAFKA_DEBEZIUM_OP_COLUMN',
   'schema-auto-evolve': 'THUND_SERVE_SCHEMA_AUTO_EVOLVE',
   'trigger-interval-ms': 'THUND_SERVE_TRIGGER_INTERVAL_MS',
+  'shutdown-grace-ms': 'THUND_SERVE_SHUTDOWN_GRACE_MS',
 } as const;
 
 export type ServeFlag = keyof typeof SERVE_FLAGS;
@@ -51,6 +52,9 @@ const TABLE_NAME = z
       if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
     }
   });
+/** Below the 30 s a supervisor (Docker, Kubernetes) usually waits before SIGKILL. */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 20_000;
+
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const envName = z.string().regex(ENV_NAME, 'the NAME of an environment variable (upper-case letters, digits and "_"), not its value');
 
@@ -93,6 +97,8 @@ const ServeSettingsSchema = z.object({
     .optional(),
   /** Pipeline mode: how often the graph runs when no flow declares a processing-time trigger. */
   triggerIntervalMs: int(100, 86_400_000).default(10_000),
+  /** After SIGTERM, how long the batch in progress may take to finish before serve exits without it. */
+  shutdownGraceMs: int(0, 3_600_000).default(DEFAULT_SHUTDOWN_GRACE_MS),
 });
 
 export type ServeSettings = z.output<typeof ServeSettingsSchema>;
@@ -122,15 +128,17 @@ const FIELD_OF: Readonly<Record<ServeFlag, keyof ServeSettings>> = {
   'debezium-op-column': 'debeziumOpColumn',
   'schema-auto-evolve': 'schemaAutoEvolve',
   'trigger-interval-ms': 'triggerIntervalMs',
+  'shutdown-grace-ms': 'shutdownGraceMs',
 };
 
 /** The settings a pipeline served as a whole uses; the others belong to the single-topic mode. */
-export const PIPELINE_MODE_FLAGS: readonly ServeFlag[] = ['http-host', 'http-port', 'trigger-interval-ms'];
+export const PIPELINE_MODE_FLAGS: readonly ServeFlag[] = ['http-host', 'http-port', 'trigger-interval-ms', 'shutdown-grace-ms'];
 
 export interface PipelineServeSettings {
   readonly httpHost: string;
   readonly httpPort: number;
   readonly triggerIntervalMs: number;
+  readonly shutdownGraceMs: number;
 }
 
 /**
@@ -155,7 +163,7 @@ export function pipelineServeSettings(
     const value = [flags[flag], env[SERVE_FLAGS[flag]], file?.values[flag]].find((v) => v !== undefined && v !== '');
     if (value !== undefined) raw[FIELD_OF[flag]] = value;
   }
-  const parsed = ServeSettingsSchema.pick({ httpHost: true, httpPort: true, triggerIntervalMs: true }).safeParse(raw);
+  const parsed = ServeSettingsSchema.pick({ httpHost: true, httpPort: true, triggerIntervalMs: true, shutdownGraceMs: true }).safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = String(issue?.path[0] ?? '');

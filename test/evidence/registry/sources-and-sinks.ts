@@ -242,4 +242,14 @@ export const SOURCE_AND_SINK_CAPABILITIES: readonly Capability[] = [
       proof('unit', 'test/unit/serve/status-page.test.ts', 'a served pipeline answers GET /status and GET / with the commit of its flow and the files and snapshots of its table, the page showing the same values'),
     ],
   },
+  {
+    id: 'serve.bounded-shutdown',
+    area: SERVE,
+    description: 'SIGTERM: serve commits the batch in progress and exits 0, or, when it cannot finish within `--shutdown-grace-ms` (default 20 s), leaves it uncommitted and exits 0 saying so.',
+    status: 'Available',
+    proofs: [
+      proof('e2e', 'test/e2e/serve-shutdown-grace.test.ts', 'leaves a batch that outlasts the grace time behind: exits 0 soon after it, saying so, with nothing committed'),
+      proof('e2e', 'test/e2e/serve-shutdown-grace.test.ts', 'commits a batch that finishes within the grace time, then says it stopped'),
+    ],
+  },
 ];
