@@ -5,7 +5,7 @@
  */
 
 export const SERVE_USAGE = `  thund serve <pipeline.yaml> [--trigger-interval-ms 10000] [--http-host 127.0.0.1] [--http-port 9464]
-              [--shutdown-grace-ms 20000] [--warehouse DIR] [--catalog-name NAME]
+              [--shutdown-grace-ms 20000] [--outage-give-up-ms N] [--warehouse DIR] [--catalog-name NAME]
               (a pipeline with flows: its whole graph, again and again, until SIGTERM)
   thund serve <pipeline.yaml> --kafka-brokers H:P --topic T --group G --table ns.table
               [--dead-letter-table ns.t] [--commit-interval-ms 10000] [--commit-records 50000]
@@ -13,7 +13,7 @@ export const SERVE_USAGE = `  thund serve <pipeline.yaml> [--trigger-interval-ms
               [--value-format json|avro|debezium-json|debezium-avro] [--schema-registry-url-env NAME]
               [--schema-registry-username-env NAME] [--schema-registry-password-env NAME]
               [--debezium-op-column _op] [--schema-auto-evolve true|false] [--read-ahead-bytes 16777216]
-              [--shutdown-grace-ms 20000] [--warehouse DIR] [--catalog-name NAME]
+              [--shutdown-grace-ms 20000] [--outage-give-up-ms N] [--warehouse DIR] [--catalog-name NAME]
               (flags also as THUND_KAFKA_* / THUND_SERVE_* variables or in the file's serve: block)`;
 
 export const MAINTAIN_USAGE =

@@ -31,8 +31,9 @@ import { MAINTENANCE_ACTIONS } from '../commands/maintenance-actions.js';
 import { PipelineMetrics } from './pipeline-metrics.js';
 import { ServeMaintenance } from './serve-maintenance.js';
 import { ServedStreams } from './served-streams.js';
-import { ServeStatus } from './serve-status.js';
+import { lagOf, ServeStatus } from './serve-status.js';
 import { Readiness } from './readiness.js';
+import { OutageTracker } from './outage.js';
 
 export interface PipelineServeRequest {
   /** Where the tables live: the pipeline's catalog and storage blocks. */
@@ -43,6 +44,8 @@ export interface PipelineServeRequest {
   readonly httpPort: number;
   /** Used when no flow declares a processing-time trigger. */
   readonly triggerIntervalMs: number;
+  /** How long an outage of Kafka, the catalog or storage is retried before the service stops (default: for ever). */
+  readonly outageGiveUpMs?: number;
   readonly logger: Logger;
   readonly stopSignal: Promise<string>;
   /** DuckDB's threads and memory limit for each trigger's session. */
@@ -80,6 +83,7 @@ export async function servePipeline(request: PipelineServeRequest): Promise<void
     });
     const stop = new AbortController();
     const probeNamespace = graph.datasets.flatMap((d) => (isTableDataset(d) ? [d.table.identifier.namespace] : []))[0] ?? ['default'];
+    const outages = new OutageTracker({ logger, ...(request.outageGiveUpMs === undefined ? {} : { giveUpAfterMs: request.outageGiveUpMs }) });
     const readiness = new Readiness({ probeCatalog: () => opened.catalog.namespaceExists(probeNamespace) });
     await readiness.probe();
     readiness.start();
@@ -122,16 +126,24 @@ export async function servePipeline(request: PipelineServeRequest): Promise<void
         const result = await handle.result;
         metrics.trigger(result.status === 'failed');
         status.trigger(result);
+        let backoffMs = 0;
         if (result.status === 'failed') {
-          const error = result.error;
-          // What a later trigger may get past (a commit race lost, a broker or catalog hiccup) is
-          // logged and counted; anything else stops the service.
-          if (error?.retryable !== true) throw new ThundError(error?.code ?? 'INTERNAL', `pipeline ${graph.name}: ${error?.message ?? 'the run failed'}`, { retryable: false });
-          readiness.triggerFailed(error);
-          logger.log('warn', 'trigger failed; the next trigger starts again from the committed positions', { code: error.code, error: error.message });
-        } else readiness.triggerCompleted();
-        if (!stop.signal.aborted) await maintenance.runDue();
-        await sleep(Math.max(0, intervalMs - (Date.now() - started)), stop.signal);
+          const error = result.error ?? { code: 'INTERNAL', message: 'the run failed', retryable: false };
+          // What a later trigger may get past (a commit race lost, Kafka, the catalog or storage
+          // out for a while) is retried from the committed positions; anything else stops the service.
+          if (LOST_RACE.has(error.code)) {
+            // Another writer committed first: nothing is down, the next trigger re-plans at once.
+            logger.log('warn', 'trigger failed; the next trigger starts again from the committed positions', { code: error.code, error: error.message });
+          } else if (OutageTracker.isOutage(error)) {
+            readiness.triggerFailed(error);
+            backoffMs = outages.failed(error);
+          } else throw new ThundError(error.code, `pipeline ${graph.name}: ${error.message}`, { retryable: false });
+        } else {
+          readiness.triggerCompleted();
+          outages.recovered({ lagRecords: streams.partitions().reduce((sum, p) => sum + lagOf(p), 0) });
+        }
+        if (!stop.signal.aborted && backoffMs === 0) await maintenance.runDue();
+        await sleep(Math.max(backoffMs, intervalMs - (Date.now() - started)), stop.signal);
       }
       logger.log('info', 'thund serve stopped', { signal: stopReason });
     } catch (error) {
@@ -144,6 +156,9 @@ export async function servePipeline(request: PipelineServeRequest): Promise<void
     }
   });
 }
+
+/** Failures that only mean another writer committed first. */
+const LOST_RACE: ReadonlySet<string> = new Set(['COMMIT_CONFLICT']);
 
 function logEvent(logger: Logger, event: RunEvent): void {
   if (event.phase === 'flow-progress') {

@@ -36,6 +36,7 @@ export const SERVE_FLAGS = {
   'schema-auto-evolve': 'THUND_SERVE_SCHEMA_AUTO_EVOLVE',
   'trigger-interval-ms': 'THUND_SERVE_TRIGGER_INTERVAL_MS',
   'shutdown-grace-ms': 'THUND_SERVE_SHUTDOWN_GRACE_MS',
+  'outage-give-up-ms': 'THUND_SERVE_OUTAGE_GIVE_UP_MS',
 } as const;
 
 export type ServeFlag = keyof typeof SERVE_FLAGS;
@@ -99,6 +100,8 @@ const ServeSettingsSchema = z.object({
   triggerIntervalMs: int(100, 86_400_000).default(10_000),
   /** After SIGTERM, how long the batch in progress may take to finish before serve exits without it. */
   shutdownGraceMs: int(0, 3_600_000).default(DEFAULT_SHUTDOWN_GRACE_MS),
+  /** How long an outage of Kafka, the catalog or storage is retried before serve stops (default: for ever). */
+  outageGiveUpMs: int(1_000, 7 * 86_400_000).optional(),
 });
 
 export type ServeSettings = z.output<typeof ServeSettingsSchema>;
@@ -129,16 +132,18 @@ const FIELD_OF: Readonly<Record<ServeFlag, keyof ServeSettings>> = {
   'schema-auto-evolve': 'schemaAutoEvolve',
   'trigger-interval-ms': 'triggerIntervalMs',
   'shutdown-grace-ms': 'shutdownGraceMs',
+  'outage-give-up-ms': 'outageGiveUpMs',
 };
 
 /** The settings a pipeline served as a whole uses; the others belong to the single-topic mode. */
-export const PIPELINE_MODE_FLAGS: readonly ServeFlag[] = ['http-host', 'http-port', 'trigger-interval-ms', 'shutdown-grace-ms'];
+export const PIPELINE_MODE_FLAGS: readonly ServeFlag[] = ['http-host', 'http-port', 'trigger-interval-ms', 'shutdown-grace-ms', 'outage-give-up-ms'];
 
 export interface PipelineServeSettings {
   readonly httpHost: string;
   readonly httpPort: number;
   readonly triggerIntervalMs: number;
   readonly shutdownGraceMs: number;
+  readonly outageGiveUpMs?: number | undefined;
 }
 
 /**
@@ -163,7 +168,7 @@ export function pipelineServeSettings(
     const value = [flags[flag], env[SERVE_FLAGS[flag]], file?.values[flag]].find((v) => v !== undefined && v !== '');
     if (value !== undefined) raw[FIELD_OF[flag]] = value;
   }
-  const parsed = ServeSettingsSchema.pick({ httpHost: true, httpPort: true, triggerIntervalMs: true, shutdownGraceMs: true }).safeParse(raw);
+  const parsed = ServeSettingsSchema.pick({ httpHost: true, httpPort: true, triggerIntervalMs: true, shutdownGraceMs: true, outageGiveUpMs: true }).safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = String(issue?.path[0] ?? '');

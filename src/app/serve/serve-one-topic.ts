@@ -42,6 +42,7 @@ export async function serveOneTopic(request: OneTopicServeRequest): Promise<void
     httpHost: settings.httpHost,
     httpPort: settings.httpPort,
     triggerIntervalMs: settings.commitIntervalMs,
+    ...(settings.outageGiveUpMs === undefined ? {} : { outageGiveUpMs: settings.outageGiveUpMs }),
     logger: request.logger,
     stopSignal: request.stopSignal,
     duckdb: {

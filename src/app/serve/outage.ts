@@ -1,0 +1,79 @@
+/**
+ * A dependency outage as `thund serve` rides it out: a trigger that failed on Kafka, the catalog
+ * or storage with an error its client marked retryable is tried again after a backoff that doubles
+ * up to a cap, instead of ending the service. The outage is logged once when it starts (what, since
+ * when, the error), again every `warnEveryMs` while it lasts, and once when a trigger completes
+ * (how long it lasted). With `giveUpAfterMs`, an outage that outlasts it ends the service.
+ */
+import type { RunError } from '../../backend/run-event.js';
+import { ThundError } from '../../errors.js';
+import type { Logger } from './json-logger.js';
+import { failedDependency, type NotReadyReason } from './readiness.js';
+
+export interface OutageOptions {
+  readonly logger: Logger;
+  /** Default: never give up. */
+  readonly giveUpAfterMs?: number;
+  readonly warnEveryMs?: number;
+  readonly firstBackoffMs?: number;
+  readonly maxBackoffMs?: number;
+  readonly now?: () => number;
+}
+
+interface Current {
+  readonly dependency: NotReadyReason;
+  readonly since: number;
+  failures: number;
+  lastWarnedAt: number;
+  lastError: RunError;
+}
+
+export class OutageTracker {
+  private current: Current | undefined;
+  private readonly now: () => number;
+
+  constructor(private readonly options: OutageOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * Whether a failed trigger is an outage to ride out (else the service stops on it): what its
+   * client marked retryable (no answer, a timeout, a 5xx, a lost commit race), and a commit whose
+   * outcome stayed unknown (the next trigger reads the positions the table really holds). A refusal
+   * (401, 403, a bad request, a schema that does not fit) is not: retrying cannot mend it.
+   */
+  static isOutage(error: RunError): boolean {
+    return error.retryable || error.code === 'COMMIT_STATE_UNKNOWN';
+  }
+
+  /** Records a failed trigger of an outage; the wait before the next trigger. Throws once it outlasts giveUpAfterMs. */
+  failed(error: RunError): number {
+    const now = this.now();
+    const dependency = failedDependency(error);
+    const { logger } = this.options;
+    if (this.current === undefined) {
+      this.current = { dependency, since: now, failures: 0, lastWarnedAt: now, lastError: error };
+      logger.log('warn', 'outage: a trigger failed on a dependency; retrying with backoff', { dependency, since: new Date(now).toISOString(), code: error.code, error: error.message });
+    } else if (now - this.current.lastWarnedAt >= (this.options.warnEveryMs ?? 60_000)) {
+      this.current.lastWarnedAt = now;
+      logger.log('warn', 'outage continues', { dependency, forMs: now - this.current.since, failures: this.current.failures + 1, code: error.code, error: error.message });
+    }
+    const outage = this.current;
+    outage.failures += 1;
+    outage.lastError = error;
+    const giveUp = this.options.giveUpAfterMs;
+    if (giveUp !== undefined && now - outage.since >= giveUp) {
+      throw new ThundError(error.code, `${outage.dependency} outage for ${Math.round((now - outage.since) / 1000)} s, longer than the ${Math.round(giveUp / 1000)} s allowed: ${error.message}`, { retryable: false });
+    }
+    const first = this.options.firstBackoffMs ?? 1_000;
+    return Math.min(this.options.maxBackoffMs ?? 30_000, first * 2 ** Math.min(outage.failures - 1, 20));
+  }
+
+  /** A trigger completed: an outage in course ended; `behind` says how far the sources are behind. */
+  recovered(behind: Readonly<Record<string, unknown>> = {}): void {
+    const outage = this.current;
+    if (outage === undefined) return;
+    this.current = undefined;
+    this.options.logger.log('info', 'outage ended', { dependency: outage.dependency, lastedMs: this.now() - outage.since, failedTriggers: outage.failures, ...behind });
+  }
+}
