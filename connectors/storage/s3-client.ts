@@ -1,6 +1,7 @@
 /**
  * The SDK client S3FileIO talks through, with the SDK's own retry strategy set explicitly: how
- * many attempts and how long to back off between them, instead of whatever the environment says.
+ * many attempts and how long to back off between them, instead of whatever the environment says;
+ * and a timeout on every request's connection and on a socket gone quiet.
  */
 import { S3Client } from '@aws-sdk/client-s3';
 import { ConfiguredRetryStrategy } from '@smithy/core/retry';
@@ -19,6 +20,8 @@ export function createS3Client(options: S3FileIOOptions, settings: S3TransferSet
     forcePathStyle: options.forcePathStyle ?? false,
     maxAttempts: settings.maxAttempts,
     retryStrategy: new ConfiguredRetryStrategy(settings.maxAttempts, (retry) => backoffDelayMs(retry, settings)),
+    // Without them a store that stops answering holds a request for ever.
+    requestHandler: { connectionTimeout: settings.connectTimeoutMs, socketTimeout: settings.idleTimeoutMs },
   });
   client.middlewareStack.add(registerSentAwsCredentials, REGISTER_SENT_AWS_CREDENTIALS);
   return client;

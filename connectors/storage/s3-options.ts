@@ -35,6 +35,10 @@ export interface S3FileIOOptions {
   readonly uploadConcurrency?: number;
   /** Keys per ListObjectsV2 page (default and maximum 1000). */
   readonly listPageSize?: number;
+  /** A request whose connection is not made within this fails, and is retried (default 5 s). */
+  readonly connectTimeoutMs?: number;
+  /** A request whose socket carries nothing for this long fails, and is retried (default 30 s): a store that stopped answering is noticed. */
+  readonly idleTimeoutMs?: number;
 }
 
 export const MIB = 1024 * 1024;
@@ -51,6 +55,8 @@ export interface S3TransferSettings {
   readonly partSizeBytes: number;
   readonly uploadConcurrency: number;
   readonly listPageSize: number;
+  readonly connectTimeoutMs: number;
+  readonly idleTimeoutMs: number;
 }
 
 const Settings = z.object({
@@ -61,6 +67,8 @@ const Settings = z.object({
   partSizeBytes: z.int().min(MIN_PART_SIZE).max(MAX_PART_SIZE).default(8 * MIB),
   uploadConcurrency: z.int().min(1).max(64).default(4),
   listPageSize: z.int().min(1).max(1000).default(1000),
+  connectTimeoutMs: z.int().min(100).max(300_000).default(5_000),
+  idleTimeoutMs: z.int().min(100).max(3_600_000).default(30_000),
 });
 
 export function transferSettings(options: S3FileIOOptions): S3TransferSettings {
@@ -72,6 +80,8 @@ export function transferSettings(options: S3FileIOOptions): S3TransferSettings {
     partSizeBytes: options.partSizeBytes,
     uploadConcurrency: options.uploadConcurrency,
     listPageSize: options.listPageSize,
+    connectTimeoutMs: options.connectTimeoutMs,
+    idleTimeoutMs: options.idleTimeoutMs,
   });
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');

@@ -6,7 +6,7 @@ import { InvalidInputError } from '../../../src/errors.js';
 const base = { region: 'us-east-1' };
 
 describe('S3 settings', () => {
-  it('fills in defaults: 5 attempts, 8 MiB parts above 16 MiB, 4 parts at once, pages of 1000', () => {
+  it('fills in defaults: 5 attempts, 8 MiB parts above 16 MiB, 4 parts at once, pages of 1000, 5 s to connect, 30 s of silence', () => {
     expect(transferSettings(base)).toEqual({
       maxAttempts: 5,
       retryBaseDelayMs: 100,
@@ -15,6 +15,8 @@ describe('S3 settings', () => {
       partSizeBytes: 8 * MIB,
       uploadConcurrency: 4,
       listPageSize: 1000,
+      connectTimeoutMs: 5_000,
+      idleTimeoutMs: 30_000,
     });
   });
 
