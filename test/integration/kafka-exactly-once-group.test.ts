@@ -80,6 +80,9 @@ describe('thund serve: two instances in one group', () => {
     b.kill('SIGTERM');
     expect((await b.exited).code).toBe(0);
     expect(b.logs.filter((l) => l['msg'] === 'partitions assigned').length).toBeGreaterThan(1);
+    // Its last assignment names every partition it then held: all six, A's included.
+    const held = b.logs.filter((l) => l['msg'] === 'partitions assigned').at(-1)?.['held'];
+    expect(Array.isArray(held) ? held.length : held).toBe(6);
 
     const landed = await readTable(pipeline, table, '_kafka_key');
     const keys = landed.rows.map((r) => String(r['_kafka_key']));

@@ -62,7 +62,7 @@ export async function servePipeline(request: PipelineServeRequest): Promise<void
   await withPipelineResources(request.connection, request.overrides, async (opened, sources) => {
     const streams = new ServedStreams(
       kafkaOffsetStreams(request.env ?? process.env, (change, reader) =>
-        logger.log('info', 'partitions assigned', { reader, generation: change.generation, assigned: names(change.assigned), revoked: names(change.revoked) }),
+        logger.log('info', 'partitions assigned', { reader, generation: change.generation, held: names(change.current), assigned: names(change.assigned), revoked: names(change.revoked) }),
       ),
     );
     const metrics = new PipelineMetrics();
