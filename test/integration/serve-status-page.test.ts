@@ -87,11 +87,13 @@ tables:
   const dom = await render(chromium, `http://127.0.0.1:${running.port}/`, screenshot);
   const after = await status(running);
 
-  // What the page shows is what /status reports (the triggers go on counting: compare the rest).
+  // What the page shows is what /status reports just before or just after it: triggers go on
+  // (a flow's state flips between running and idle); the numbers of a caught-up service stand still.
   const cells = pageCells(dom);
   const keys = [...cells.keys()].filter((key) => !['now', 'triggers/total'].includes(key));
   expect(keys.length).toBeGreaterThan(30);
-  for (const key of keys) expect(cells.get(key), key).toBe(reportValue(after, key));
+  for (const key of keys) expect([reportValue(before, key), reportValue(after, key)], key).toContain(cells.get(key));
+  for (const key of keys.filter((k) => /rowsWritten|records|lag|deadLetters|endOffset|position/.test(k))) expect(cells.get(key), key).toBe(reportValue(after, key));
   expect(Number(cells.get('triggers/total'))).toBeGreaterThanOrEqual(before.triggers.total);
 
   expect(after.ready).toBe(true);
