@@ -252,4 +252,18 @@ export const SOURCE_AND_SINK_CAPABILITIES: readonly Capability[] = [
       proof('e2e', 'test/e2e/serve-shutdown-grace.test.ts', 'commits a batch that finishes within the grace time, then says it stopped'),
     ],
   },
+  {
+    id: 'serve.outages',
+    area: SERVE,
+    description:
+      'serve through outages: probes that never wait on a dependency, /readyz 503 with its reasons, retryable failures retried with capped backoff (logged when an outage starts, continues and ends) instead of exiting, every S3 request bounded by connect and idle timeouts.',
+    status: 'Preview',
+    note: 'Proven for a frozen and a killed REST catalog and a silent S3 endpoint; outages of Kafka and MinIO under serve are not yet staged in a test.',
+    proofs: [
+      proof('integration', 'test/integration/serve-catalog-outage.test.ts', 'answers its probes at once and rides out a frozen and a killed catalog, landing every record once'),
+      proof('unit', 'test/unit/serve/outage.test.ts', 'OutageTracker backs off 1, 2, 4 … s up to 30 s, warns at the start and every minute, and says when it ended'),
+      proof('unit', 'test/unit/serve/outage.test.ts', 'OutageTracker rides out what is retryable and unknown commit outcomes; stops on refusals'),
+      proof('unit', 'test/unit/storage/s3-timeouts.test.ts', 'fails a read from a store that accepts the connection and never answers, after the idle timeout and its retries'),
+    ],
+  },
 ];
