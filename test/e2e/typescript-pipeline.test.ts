@@ -16,6 +16,7 @@ import { openCatalog } from '../../src/app/api/catalog-handle.js';
 import { loadPipelineDefinition } from '../../src/pipeline/definition-file.js';
 import type { PipelineDefinition } from '../../src/pipeline/spec-to-ir.js';
 import { filesUnder, REPO, thund } from './cli.js';
+import { withoutOrigins } from '../support/without-origins.js';
 
 const EXAMPLE = join(REPO, 'examples/cdc_scd2');
 const TS = join(EXAMPLE, 'pipeline.ts');
@@ -28,12 +29,6 @@ beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'thund-ts-pipeline-'));
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-function withoutOrigins(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutOrigins);
-  if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return value;
-  return Object.fromEntries(Object.entries(value).filter(([key]) => key !== 'origin').map(([key, child]) => [key, withoutOrigins(child)]));
-}
 
 async function definitionOf(file: string): Promise<PipelineDefinition> {
   const loaded = await loadPipelineDefinition(file);

@@ -10,14 +10,9 @@ import { kafka, parquet, pipeline } from '../../../src/pipeline/builder.js';
 import type { PipelineGraph } from '../../../src/pipeline/ir/graph.js';
 import { parsePipelineDefinition, type PipelineDefinition } from '../../../src/pipeline/spec-to-ir.js';
 import { loadPipelineDefinition } from '../../../src/pipeline/definition-file.js';
+import { withoutOrigins } from '../../support/without-origins.js';
 
 const REPO = path.resolve(import.meta.dirname, '../../..');
-
-function withoutOrigins(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutOrigins);
-  if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return value;
-  return Object.fromEntries(Object.entries(value).filter(([key]) => key !== 'origin').map(([key, child]) => [key, withoutOrigins(child)]));
-}
 
 function definition(text: string, file = '/project/p.yaml'): PipelineDefinition {
   const parsed = parsePipelineDefinition(text, file);
