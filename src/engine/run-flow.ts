@@ -10,6 +10,7 @@
  * upsert-flow.ts, the run that creates the table included, so every run obeys the key rules.
  */
 import { formatIdentifier, type Catalog, type LoadedTable, type TableIdentifier } from '../../catalog/catalog.js';
+import { ensureNamespace } from '../../catalog/ensure-namespace.js';
 import {
   CommitConflictError,
   CommitStateUnknownError,
@@ -312,10 +313,4 @@ function projectionOnto(request: FlowRunRequest, table: TableMetadata, output: F
   }
 }
 
-/** True when this run created the namespace (so a failed run can remove it again). */
-async function ensureNamespace(catalog: Catalog, namespace: readonly string[]): Promise<boolean> {
-  if (namespace.length === 0 || (await catalog.namespaceExists(namespace))) return false;
-  await catalog.createNamespace(namespace);
-  return true;
-}
 

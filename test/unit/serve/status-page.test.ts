@@ -111,7 +111,8 @@ describe('a served pipeline answers GET /status and GET /', () => {
       if (base === undefined) continue;
       const report = (await (await fetch(`${base}/status`)).json()) as ServeStatusReport;
       triggers = report.triggers.total;
-      if (report.tables[0]?.records !== 6 || triggers < 2) continue;
+      // Between triggers (idle): a trigger running while the report is taken would show running.
+      if (report.tables[0]?.records !== 6 || triggers < 2 || report.flows[0]?.state !== 'idle') continue;
       const page = await fetch(`${base}/`);
       expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
       answers = { report, page: await page.text() };

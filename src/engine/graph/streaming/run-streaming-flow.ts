@@ -19,6 +19,7 @@
 import { CommitStateUnknownError, NoSuchTableError, StalePositionsError, ThundError } from '../../../errors.js';
 import { quoteIdentifier } from '../../../duckdb/session.js';
 import { formatIdentifier, type LoadedTable } from '../../../../catalog/catalog.js';
+import { ensureNamespace } from '../../../../catalog/ensure-namespace.js';
 import type { FlowCounts, ExpectationCounts } from '../../run-events.js';
 import type { StatefulOperator } from '../../operators/state-checkpoint.js';
 import { createApplyChangesSink } from '../apply-changes-sink.js';
@@ -292,9 +293,7 @@ async function loadIfExists(context: FlowContext): Promise<LoadedTable | undefin
 /** Where the table will be created (the first batch's commit creates it). */
 async function newTableLocation(context: FlowContext): Promise<string> {
   const { identifier } = context.target.table;
-  if (identifier.namespace.length > 0 && !(await context.catalog.namespaceExists(identifier.namespace))) {
-    await context.catalog.createNamespace(identifier.namespace);
-  }
+  await ensureNamespace(context.catalog, identifier.namespace);
   const staged = await context.catalog.stageCreateTable(identifier, { schema: { schemaId: 0, identifierFieldIds: [], fields: [] } });
   return staged.location;
 }

@@ -3,6 +3,7 @@
  * schema) that two workers may create at once: both end up with the one that won.
  */
 import type { Catalog, LoadedTable, TableIdentifier } from '../../../../catalog/catalog.js';
+import { ensureNamespace } from '../../../../catalog/ensure-namespace.js';
 import { AlreadyExistsError, NoSuchTableError } from '../../../errors.js';
 import type { Schema } from '../../../iceberg/types.js';
 
@@ -23,11 +24,7 @@ export async function createOrLoad(
 ): Promise<LoadedTable> {
   const existing = await loadIfExists(catalog, identifier);
   if (existing !== undefined) return existing;
-  if (identifier.namespace.length > 0 && !(await catalog.namespaceExists(identifier.namespace))) {
-    await catalog.createNamespace(identifier.namespace).catch((error: unknown) => {
-      if (!(error instanceof AlreadyExistsError)) throw error;
-    });
-  }
+  await ensureNamespace(catalog, identifier.namespace);
   try {
     return await catalog.createTable(identifier, { schema, properties });
   } catch (error) {
