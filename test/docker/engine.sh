@@ -6,21 +6,24 @@
 #
 # start: installs docker.io + debootstrap (apt) when dockerd is missing, starts dockerd with the vfs
 # storage driver, no iptables and no bridge on its own socket, then makes the base image the
-# Dockerfile's FROM names (node:20-bookworm-slim) when the engine does not have it yet: a
-# debootstrap minbase bookworm tree plus this machine's Node binary, npm and headers, laid out as
-# the official image lays them (/usr/local/bin/node, /usr/local/include/node), and this machine's CA
-# bundle (npm and Node in the build trust what the host trusts, e.g. a TLS-inspecting egress),
-# `docker import`ed.
+# Dockerfile's FROM names (node:MAJOR-bookworm-slim) when the engine does not have it yet: a
+# debootstrap minbase bookworm tree plus the official Node release of that major from the npm
+# registry (test/stack/node-versions names it, test/stack/node-runtime.sh installs it; its binary
+# and headers), this machine's npm, laid out as the official image lays them (/usr/local/bin/node,
+# /usr/local/include/node), and this machine's CA bundle (npm and Node in the build trust what the
+# host trusts, e.g. a TLS-inspecting egress), `docker import`ed.
 # Containers and builds must use `--network host` (there is no bridge).
 #
 #   THUND_CACHE         cache root (default ~/.cache/thund); engine state lives in $THUND_CACHE/docker
-#   THUND_BASE_IMAGE    tag to import (default node:20-bookworm-slim)
+#   THUND_BASE_IMAGE    tag to import (default: the image docker/Dockerfile's first FROM names)
 set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
 cache="${THUND_CACHE:-$HOME/.cache/thund}/docker"
 sock="$cache/docker.sock"
 pidfile="$cache/dockerd.pid"
-base_image="${THUND_BASE_IMAGE:-node:20-bookworm-slim}"
+base_image="${THUND_BASE_IMAGE:-$(awk 'toupper($1) == "FROM" { print $2; exit }' "$repo/docker/Dockerfile")}"
 docker_cli=/usr/bin/docker # the engine's own client (same API version as dockerd)
 
 log() { printf 'engine.sh: %s\n' "$*" >&2; }
@@ -62,8 +65,12 @@ debian_mirror() {
 
 make_base_image() {
   if DOCKER_HOST="unix://$sock" "$docker_cli" image inspect "$base_image" >/dev/null 2>&1; then return; fi
-  local node_bin npm_dir headers rootfs tarball="$cache/bookworm-minbase.tar"
-  node_bin="$(command -v node)"
+  local major version node_bin npm_dir headers rootfs tarball="$cache/bookworm-minbase.tar"
+  [[ "$base_image" =~ ^node:([0-9]+)- ]] || { log "cannot make $base_image: only node:MAJOR-… bases are made here"; exit 1; }
+  major="${BASH_REMATCH[1]}"
+  version="$(grep -E "^$major\." "$repo/test/stack/node-versions" | tail -n 1)"
+  [[ -n "$version" ]] || { log "test/stack/node-versions names no Node $major release for $base_image"; exit 1; }
+  node_bin="$(bash "$repo/test/stack/node-runtime.sh" "$version" | sed -n 1p)/node"
   npm_dir="$(cd "$(dirname "$(readlink -f "$(command -v npm)")")/.." && pwd)"
   headers="$(dirname "$(dirname "$node_bin")")/include/node"
   [[ -f "$headers/node.h" ]] || { log "node headers not found at $headers"; exit 1; }
@@ -87,7 +94,7 @@ make_base_image() {
   mkdir -p "$rootfs/etc/ssl/certs"
   cp /etc/ssl/certs/ca-certificates.crt "$rootfs/etc/ssl/certs/ca-certificates.crt"
   ln -sf ../lib/node_modules/npm/bin/npx-cli.js "$rootfs/usr/local/bin/npx"
-  log "importing $base_image ($(node --version), npm $(npm --version))"
+  log "importing $base_image (node $("$node_bin" --version), npm $(npm --version))"
   tar -C "$rootfs" -c . | DOCKER_HOST="unix://$sock" "$docker_cli" import \
     --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
     --change 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt' \
