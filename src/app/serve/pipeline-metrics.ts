@@ -1,23 +1,12 @@
 /**
- * What `thund serve pipeline.yaml` exposes on /metrics: per flow the micro-batches committed and
- * the rows read, written and late (counted from the runs' flow-progress events), per source
- * partition and flow the records read, dead letters and lag (the end offset last seen minus where
- * the flow's reading stands), the triggers run and failed, and the maintenance actions serve ran
- * per table (serve-maintenance.ts).
+ * What `thund serve pipeline.yaml` exposes on /metrics: the status report's counts (serve-status.ts
+ * counts each flow's committed micro-batches and rows from the runs' events, the triggers, and per
+ * source partition and flow the records read, dead letters and lag) as Prometheus families, and
+ * the maintenance actions serve ran per table (serve-maintenance.ts), summed here.
  */
-import type { RunEvent } from '../../backend/run-event.js';
 import { renderMetrics, type MetricFamily, type Sample } from './prometheus-text.js';
 import type { MaintenanceRun } from './serve-maintenance.js';
-import type { PartitionProgress } from './served-streams.js';
-import { lagOf } from './serve-status.js';
-
-interface FlowTotals {
-  commits: number;
-  rowsRead: number;
-  rowsWritten: number;
-  lateRows: number;
-  expectationFailures: number;
-}
+import type { FlowStatus, ServeStatusReport, SourcePartitionStatus } from './serve-status.js';
 
 interface MaintenanceTotals {
   ok: number;
@@ -26,28 +15,11 @@ interface MaintenanceTotals {
   readonly items: Map<string, number>;
 }
 
+/** The parts of a status report /metrics renders. */
+export type MetricsReport = Pick<ServeStatusReport, 'ready' | 'triggers' | 'flows' | 'sources'>;
+
 export class PipelineMetrics {
-  private readonly flows = new Map<string, FlowTotals>();
   private readonly maintenance = new Map<string, { table: string; action: string; totals: MaintenanceTotals }>();
-  private triggers = 0;
-  private failedTriggers = 0;
-
-  /** Counts what a run reports; a flow's progress event is one committed micro-batch. */
-  event(event: RunEvent): void {
-    if (event.phase === 'flow-started') this.totalsOf(event.flow);
-    if (event.phase !== 'flow-progress') return;
-    const totals = this.totalsOf(event.flow);
-    totals.commits += 1;
-    totals.rowsRead += event.counts.rowsRead;
-    totals.rowsWritten += event.counts.rowsWritten;
-    totals.lateRows += event.counts.lateRows;
-    totals.expectationFailures += event.counts.expectations.reduce((sum, e) => sum + e.failed, 0);
-  }
-
-  trigger(failed: boolean): void {
-    this.triggers += 1;
-    if (failed) this.failedTriggers += 1;
-  }
 
   maintenanceRun(run: MaintenanceRun): void {
     const key = `${run.table}\u0000${run.action}`;
@@ -58,25 +30,25 @@ export class PipelineMetrics {
     for (const [item, value] of Object.entries(run.outcome?.counts ?? {})) entry.totals.items.set(item, (entry.totals.items.get(item) ?? 0) + value);
   }
 
-  render(partitions: readonly PartitionProgress[], ready: boolean): string {
-    const perFlow = (pick: (t: FlowTotals) => number): Sample[] => [...this.flows].map(([flow, totals]) => ({ labels: { flow }, value: pick(totals) }));
-    const labels = (p: PartitionProgress): Record<string, string> => ({ source: p.source, flow: p.reader, topic: p.topic, partition: String(p.partition) });
+  render(report: MetricsReport): string {
+    const perFlow = (pick: (flow: FlowStatus) => number): Sample[] => report.flows.map((flow) => ({ labels: { flow: flow.name }, value: pick(flow) }));
+    const labels = (p: SourcePartitionStatus): Record<string, string> => ({ source: p.source, flow: p.flow, topic: p.topic, partition: String(p.partition) });
     const families: MetricFamily[] = [
-      { name: 'thund_ready', help: 'Whether the service can make progress (/readyz: catalog answers, a trigger completed, the last one did not fail).', type: 'gauge', samples: [{ value: ready ? 1 : 0 }] },
-      { name: 'thund_triggers_total', help: 'Runs of the pipeline graph started by the trigger.', type: 'counter', samples: [{ value: this.triggers }] },
-      { name: 'thund_trigger_failures_total', help: 'Runs of the pipeline graph that failed.', type: 'counter', samples: [{ value: this.failedTriggers }] },
-      { name: 'thund_flow_commits_total', help: 'Micro-batches a flow committed.', type: 'counter', samples: perFlow((t) => t.commits) },
-      { name: 'thund_flow_rows_read_total', help: 'Rows a flow read from its streamed inputs.', type: 'counter', samples: perFlow((t) => t.rowsRead) },
-      { name: 'thund_flow_rows_written_total', help: 'Rows a flow wrote to its target.', type: 'counter', samples: perFlow((t) => t.rowsWritten) },
-      { name: 'thund_flow_late_rows_total', help: 'Rows behind the watermark that a flow dropped after their window was final.', type: 'counter', samples: perFlow((t) => t.lateRows) },
-      { name: 'thund_flow_expectation_failures_total', help: 'Rows that failed an expectation of a flow\'s target.', type: 'counter', samples: perFlow((t) => t.expectationFailures) },
-      { name: 'thund_source_records_total', help: 'Records a flow read from a source partition.', type: 'counter', samples: partitions.map((p) => ({ labels: labels(p), value: p.records })) },
-      { name: 'thund_source_dead_letters_total', help: 'Records of a source partition sent to the dead-letter table.', type: 'counter', samples: partitions.map((p) => ({ labels: labels(p), value: p.deadLetters })) },
+      { name: 'thund_ready', help: 'Whether the service can make progress (/readyz: catalog answers, a trigger completed, the last one did not fail).', type: 'gauge', samples: [{ value: report.ready ? 1 : 0 }] },
+      { name: 'thund_triggers_total', help: 'Runs of the pipeline graph started by the trigger.', type: 'counter', samples: [{ value: report.triggers.total }] },
+      { name: 'thund_trigger_failures_total', help: 'Runs of the pipeline graph that failed.', type: 'counter', samples: [{ value: report.triggers.failed }] },
+      { name: 'thund_flow_commits_total', help: 'Micro-batches a flow committed.', type: 'counter', samples: perFlow((f) => f.commits) },
+      { name: 'thund_flow_rows_read_total', help: 'Rows a flow read from its streamed inputs.', type: 'counter', samples: perFlow((f) => f.rowsRead) },
+      { name: 'thund_flow_rows_written_total', help: 'Rows a flow wrote to its target.', type: 'counter', samples: perFlow((f) => f.rowsWritten) },
+      { name: 'thund_flow_late_rows_total', help: 'Rows behind the watermark that a flow dropped after their window was final.', type: 'counter', samples: perFlow((f) => f.lateRows) },
+      { name: 'thund_flow_expectation_failures_total', help: 'Rows that failed an expectation of a flow\'s target.', type: 'counter', samples: perFlow((f) => f.expectationFailures) },
+      { name: 'thund_source_records_total', help: 'Records a flow read from a source partition.', type: 'counter', samples: report.sources.map((p) => ({ labels: labels(p), value: p.records })) },
+      { name: 'thund_source_dead_letters_total', help: 'Records of a source partition sent to the dead-letter table.', type: 'counter', samples: report.sources.map((p) => ({ labels: labels(p), value: p.deadLetters })) },
       {
         name: 'thund_source_lag_records',
         help: 'Offsets between the end of a source partition (last seen) and where a flow\'s reading stands.',
         type: 'gauge',
-        samples: partitions.map((p) => ({ labels: labels(p), value: lagOf(p) })),
+        samples: report.sources.map((p) => ({ labels: labels(p), value: p.lag })),
       },
       {
         name: 'thund_maintenance_runs_total',
@@ -95,11 +67,5 @@ export class PipelineMetrics {
       },
     ];
     return renderMetrics(families);
-  }
-
-  private totalsOf(flow: string): FlowTotals {
-    let totals = this.flows.get(flow);
-    if (totals === undefined) this.flows.set(flow, (totals = { commits: 0, rowsRead: 0, rowsWritten: 0, lateRows: 0, expectationFailures: 0 }));
-    return totals;
   }
 }

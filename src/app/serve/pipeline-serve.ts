@@ -89,7 +89,7 @@ export async function servePipeline(request: PipelineServeRequest): Promise<void
     readiness.start();
     const http = await startHttpServer(request.httpHost, request.httpPort, {
       ready: () => readiness.state(),
-      metrics: () => metrics.render(streams.partitions(), readiness.state().ready),
+      metrics: () => metrics.render(status.report(streams.partitions(), [], readiness.state())),
       status: () => status.report(streams.partitions(), streams.deadLetters(), readiness.state()),
     });
     logger.log('info', 'thund serve started', {
@@ -119,12 +119,10 @@ export async function servePipeline(request: PipelineServeRequest): Promise<void
         });
         const handle = backend.run(graph, { signal: stop.signal });
         for await (const event of handle.events) {
-          metrics.event(event);
           status.event(event);
           logEvent(logger, event);
         }
         const result = await handle.result;
-        metrics.trigger(result.status === 'failed');
         status.trigger(result);
         let backoffMs = 0;
         if (result.status === 'failed') {

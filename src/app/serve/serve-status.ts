@@ -25,6 +25,8 @@ export interface FlowStatus {
   readonly rowsRead: number;
   readonly rowsWritten: number;
   readonly lateRows: number;
+  /** Rows that failed an expectation of its target. */
+  readonly expectationFailures: number;
   readonly lastCommit: { readonly at: string; readonly snapshotId: string | null; readonly rowsRead: number; readonly rowsWritten: number } | null;
   readonly lastError: { readonly at: string; readonly code: string; readonly message: string } | null;
 }
@@ -102,6 +104,7 @@ export class ServeStatus {
         rowsRead: 0,
         rowsWritten: 0,
         lateRows: 0,
+        expectationFailures: 0,
         lastCommit: null,
         lastError: null,
       });
@@ -128,6 +131,7 @@ export class ServeStatus {
       flow.rowsRead += rowsRead;
       flow.rowsWritten += rowsWritten;
       flow.lateRows += lateRows;
+      flow.expectationFailures += event.counts.expectations.reduce((sum, e) => sum + e.failed, 0);
       flow.lastCommit = { at: iso(event.at), snapshotId: event.snapshotId === undefined ? null : String(event.snapshotId), rowsRead, rowsWritten };
     }
   }

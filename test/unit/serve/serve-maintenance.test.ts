@@ -10,7 +10,7 @@ import type { MaintenanceAction } from '../../../src/app/commands/maintenance-ac
 import { MAINTENANCE_ACTIONS } from '../../../src/app/commands/maintenance-actions.js';
 import type { Logger } from '../../../src/app/serve/json-logger.js';
 import { DEFAULT_INTERVALS_MS, maintenancePolicy } from '../../../src/app/serve/maintenance-policy.js';
-import { PipelineMetrics } from '../../../src/app/serve/pipeline-metrics.js';
+import { PipelineMetrics, type MetricsReport } from '../../../src/app/serve/pipeline-metrics.js';
 import { ServeMaintenance, type MaintenanceRun } from '../../../src/app/serve/serve-maintenance.js';
 import { ThundError } from '../../../src/errors.js';
 import type { MaintenanceActionName } from '../../../src/table/maintenance/maintenance-action.js';
@@ -30,6 +30,9 @@ describe('maintenance policy', () => {
     expect(() => maintenancePolicy({ 'thund.maintenance.enabled': 'yes' }, 'db.t')).toThrow('thund.maintenance.enabled must be true or false');
   });
 });
+
+/** Metrics of maintenance alone: no flow, no trigger, no source. */
+const NOTHING_SERVED: MetricsReport = { ready: true, triggers: { total: 0, failed: 0, last: null }, flows: [], sources: [] };
 
 describe('serve maintenance', () => {
   let warehouse: LocalWarehouse;
@@ -75,8 +78,8 @@ describe('serve maintenance', () => {
     expect((await service.runDue())?.action).toBe('expire-snapshots');
     expect(await service.runDue()).toBeUndefined();
     expect(logs.filter((l) => l.msg === 'maintenance').map((l) => l.fields?.['action'])).toEqual(['compact', 'expire-snapshots']);
-    expect(metrics.render([], true)).toMatch(/^thund_maintenance_runs_total\{table="db\.events",action="compact",outcome="ok"\} 1$/m);
-    expect(metrics.render([], true)).toMatch(/^thund_maintenance_items_total\{table="db\.events",action="compact",item="dataFilesIn"\} 6$/m);
+    expect(metrics.render(NOTHING_SERVED)).toMatch(/^thund_maintenance_runs_total\{table="db\.events",action="compact",outcome="ok"\} 1$/m);
+    expect(metrics.render(NOTHING_SERVED)).toMatch(/^thund_maintenance_items_total\{table="db\.events",action="compact",item="dataFilesIn"\} 6$/m);
   });
 
   it('logs and counts a failing action, tries it again only after its interval, and skips a table that is off', async () => {

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PipelineMetrics } from '../../../src/app/serve/pipeline-metrics.js';
 import { ServeStatus, type ServeStatusReport } from '../../../src/app/serve/serve-status.js';
 import { renderStatusPage } from '../../../src/app/serve/status-page.js';
 import type { PartitionProgress } from '../../../src/app/serve/served-streams.js';
@@ -25,7 +26,7 @@ describe('ServeStatus and the status page', () => {
   it('counts each committed batch of a flow, with its snapshot, and the partitions, dead letters and tables', () => {
     const status = new ServeStatus(flowGraph, ['lake.orders']);
     const at = Date.UTC(2026, 11, 6, 12, 0, 0);
-    const counts = (rowsWritten: number) => ({ rowsRead: rowsWritten + 1, rowsWritten, lateRows: 0, expectations: [] });
+    const counts = (rowsWritten: number) => ({ rowsRead: rowsWritten + 1, rowsWritten, lateRows: 0, expectations: [{ dataset: 'lake.orders', expectation: 'positive', action: 'drop' as const, passed: rowsWritten, failed: 1 }] });
     status.event({ at, pipeline: 'shop', phase: 'flow-started', flow: 'lake.orders', target: 'lake.orders' });
     expect(status.report([], [], { ready: false, checks: { catalog: true }, reasons: ['assigning'] }).flows[0]!.state).toBe('running');
     status.event({ at, pipeline: 'shop', phase: 'flow-progress', flow: 'lake.orders', batch: 1, counts: counts(10), snapshotId: 11n });
@@ -45,6 +46,7 @@ describe('ServeStatus and the status page', () => {
         rowsRead: 17,
         rowsWritten: 15,
         lateRows: 0,
+        expectationFailures: 2,
         lastCommit: { at: '2026-12-06T12:00:01.000Z', snapshotId: '12', rowsRead: 6, rowsWritten: 5 },
         lastError: null,
       },
@@ -52,6 +54,14 @@ describe('ServeStatus and the status page', () => {
     expect(report.sources).toEqual([{ source: 'orders', flow: 'lake.orders', topic: 'orders', partition: 0, endOffset: '40', position: '25', lag: 15, records: 25, deadLetters: 1 }]);
     expect(report.deadLetters).toEqual({ total: 1, recent: [{ source: 'orders', topic: 'orders', partition: 0, offset: '7', code: 'JSON', reason: 'not JSON: <script>alert(1)</script>', at: '2026-12-06T12:00:00.000Z' }] });
     expect(report.triggers).toMatchObject({ total: 1, failed: 0, last: { status: 'completed', error: null } });
+
+    // /metrics renders the same counts: one place counts them.
+    const metrics = new PipelineMetrics().render(report);
+    for (const [family, value] of [['thund_flow_commits_total', 2], ['thund_flow_rows_read_total', 17], ['thund_flow_rows_written_total', 15], ['thund_flow_expectation_failures_total', 2]] as const) {
+      expect(metrics).toContain(`${family}{flow="lake.orders"} ${value}\n`);
+    }
+    expect(metrics).toContain('thund_triggers_total 1\n');
+    expect(metrics).toContain('thund_source_lag_records{source="orders",flow="lake.orders",topic="orders",partition="0"} 15\n');
 
     const html = renderStatusPage(report);
     expect(html).not.toContain('<script>');
