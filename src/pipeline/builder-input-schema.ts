@@ -18,15 +18,13 @@ import type { z } from 'zod';
 import { isDataType, type FlowInput, type SourceInput } from './ir/declarations.js';
 import type { SinkInput, TableInput, ViewInput } from './ir/dataset-declarations.js';
 import type { kafka, parquet } from './builder.js';
-import type { SourceOptions } from './ir/dataset.js';
+import { KAFKA_VALUE_FORMATS, STARTING_OFFSETS, type SourceOptions } from './ir/dataset.js';
 import { EXPECTATION_ACTIONS } from './ir/expectation.js';
 import { OUTPUT_MODES } from './ir/streaming.js';
 import { didYouMean } from './suggest.js';
 
 type Zod = typeof z;
 
-const KAFKA_VALUE_FORMATS = ['json', 'avro', 'debezium', 'debezium-avro'] as const;
-const STARTING_OFFSETS = ['earliest', 'latest'] as const;
 const CHANGE_FORMAT_KINDS = ['rows', 'row-kind', 'debezium'] as const;
 
 /** `'a' | 'b'`: the values a field takes, as the message's "expected" part. */

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { CatalogWire, StorageWire } from './connection-schema.js';
 import { parseColumnType, TYPE_NAMES_HINT } from './ir/column-types.js';
 import { DURATION_HINT, tryParseDuration } from './ir/duration.js';
+import { KAFKA_VALUE_FORMATS, STARTING_OFFSETS } from './ir/dataset.js';
 import { EXPECTATION_ACTIONS } from './ir/expectation.js';
 import { PARTITION_HINT, parsePartitionField } from './ir/partition-field.js';
 import { OUTPUT_MODES } from './ir/streaming.js';
@@ -117,8 +118,8 @@ const KafkaSourceWire = strictObject(
     topic: text('topic').optional(),
     topics: z.array(text('topics entry'), { error: 'topics must be a list of topic names' }).min(1, 'topics must not be empty').optional(),
     bootstrap_servers: text('bootstrap_servers').optional(),
-    value_format: z.enum(['json', 'avro', 'debezium', 'debezium-avro'], { error: 'value_format must be json, avro, debezium or debezium-avro' }).default('json'),
-    starting_offsets: z.enum(['earliest', 'latest'], { error: 'starting_offsets must be earliest or latest' }).default('earliest'),
+    value_format: z.enum(KAFKA_VALUE_FORMATS, { error: `value_format must be one of: ${KAFKA_VALUE_FORMATS.join(', ')}` }).default('json'),
+    starting_offsets: z.enum(STARTING_OFFSETS, { error: `starting_offsets must be one of: ${STARTING_OFFSETS.join(', ')}` }).default('earliest'),
     options: stringMap('options'),
     ...sourceCommon,
   },

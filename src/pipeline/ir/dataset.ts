@@ -28,6 +28,13 @@ export interface ParquetSourceOptions {
   readonly paths: readonly string[];
 }
 
+/** How a Kafka source's values are decoded. */
+export const KAFKA_VALUE_FORMATS = ['json', 'avro', 'debezium', 'debezium-avro'] as const;
+export type KafkaValueFormat = (typeof KAFKA_VALUE_FORMATS)[number];
+/** Where a Kafka source starts in a partition it has no committed position for. */
+export const STARTING_OFFSETS = ['earliest', 'latest'] as const;
+export type StartingOffsets = (typeof STARTING_OFFSETS)[number];
+
 /** A Kafka topic; the connector reads it (positions as partition offsets). Options pass through. */
 export interface KafkaSourceOptions {
   readonly format: 'kafka';
@@ -36,8 +43,8 @@ export interface KafkaSourceOptions {
   /** Every topic the source reads (one or more, no repeats). */
   readonly topics: readonly string[];
   readonly bootstrapServers?: string;
-  readonly valueFormat: 'json' | 'avro' | 'debezium' | 'debezium-avro';
-  readonly startingOffsets: 'earliest' | 'latest';
+  readonly valueFormat: KafkaValueFormat;
+  readonly startingOffsets: StartingOffsets;
   readonly options: Readonly<Record<string, string>>;
 }
 
