@@ -88,7 +88,7 @@ export const TOOL_CAPABILITIES: readonly Capability[] = [
     status: 'Available',
     proofs: [
       proof('unit', 'test/docker/dockerfile.test.ts', 'docker/Dockerfile runs the final stage as a non-root user'),
-      proof('unit', 'test/docker/dockerfile.test.ts', 'docker/Dockerfile pins every base image, on the Node major the package declares'),
+      proof('unit', 'test/docker/dockerfile.test.ts', 'docker/Dockerfile pins every base image, on the newest Node major the package declares (a current LTS line)'),
       proof('unit', 'test/docker/compose.test.ts', 'docker/compose.yaml has the dev stack services'),
       proof('unit', 'test/docker/compose.test.ts', 'docker/compose.yaml publishes ports on 127.0.0.1 only, each host port once'),
     ],
