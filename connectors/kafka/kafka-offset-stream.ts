@@ -64,6 +64,10 @@ const newCursor = (tp: TopicPartition, from: bigint): Cursor => ({ tp: { topic: 
 const MAX_POLL_RECORDS = 20_000;
 /** How long a member of a consumer group waits for the group's first assignment. */
 const GROUP_JOIN_TIMEOUT_MS = 120_000;
+/** A join takes a few seconds (the broker's initial rebalance delay is 3 s); a longer wait is told. */
+const GROUP_WAIT_NOTICE_MS = 5_000;
+/** kafkajs's session timeout, for a source that sets none. */
+const KAFKAJS_SESSION_TIMEOUT_MS = 30_000;
 /** The per-partition share of the read-ahead (pipeline-source-options.ts) stays within these. */
 const MIN_READ_AHEAD_PER_PARTITION = 1024 * 1024;
 const MAX_READ_AHEAD_PER_PARTITION = 16 * 1024 * 1024;
@@ -75,8 +79,23 @@ export interface KafkaOffsetStreamOptions {
   readonly reader: string;
   /** Told about every assignment the consumer group makes (partitions assigned and revoked). */
   readonly onAssignment?: (change: AssignmentChange, reader: string) => void;
+  /** Told when the group's first assignment is slow to come, and again when it comes. */
+  readonly onGroupWait?: (wait: GroupWait, reader: string) => void;
   /** Another client (tests); default the worker-thread kafkajs consumer. */
   readonly client?: (options: WorkerConsumerOptions) => ConsumerClient;
+}
+
+/**
+ * A wait for the consumer group's first assignment. The usual cause: a member that stopped without
+ * leaving the group (killed) holds the rebalance until the broker ends its session.
+ */
+export interface GroupWait {
+  readonly group: string;
+  /** The longest such a wait lasts: the session timeout of the members (this source's). */
+  readonly sessionTimeoutMs: number;
+  readonly waitedMs: number;
+  /** False while waiting, true once the assignment came. */
+  readonly ended: boolean;
 }
 
 export class KafkaOffsetStream implements OffsetStream {
@@ -128,18 +147,37 @@ export class KafkaOffsetStream implements OffsetStream {
 
   /** The source, a member of the consumer group once the group has assigned it (possibly nothing). */
   private async joined(): Promise<KafkaSource<Record<string, unknown>>> {
-    const source = await this.opened([]);
-    const deadline = Date.now() + GROUP_JOIN_TIMEOUT_MS;
-    while (!source.assignmentKnown()) {
-      if (Date.now() > deadline) {
-        throw new KafkaSourceError(`Kafka consumer group "${this.options.settings.consumerGroup}" assigned this process nothing within ${GROUP_JOIN_TIMEOUT_MS / 1000} s`, {
-          retryable: true,
-          context: { group: this.options.settings.consumerGroup },
-        });
+    const started = Date.now();
+    const deadline = started + GROUP_JOIN_TIMEOUT_MS;
+    const { onGroupWait, reader, settings } = this.options;
+    const wait = (ended: boolean): GroupWait => ({
+      group: settings.consumerGroup ?? '',
+      sessionTimeoutMs: settings.sessionTimeoutMs ?? KAFKAJS_SESSION_TIMEOUT_MS,
+      waitedMs: Date.now() - started,
+      ended,
+    });
+    // The consumer's start waits for the group's join, and the loop below for its assignment.
+    let told = false;
+    const notice = setTimeout(() => {
+      told = true;
+      onGroupWait?.(wait(false), reader);
+    }, GROUP_WAIT_NOTICE_MS);
+    try {
+      const source = await this.opened([]);
+      while (!source.assignmentKnown()) {
+        if (Date.now() > deadline) {
+          throw new KafkaSourceError(`Kafka consumer group "${settings.consumerGroup}" assigned this process nothing within ${GROUP_JOIN_TIMEOUT_MS / 1000} s`, {
+            retryable: true,
+            context: { group: settings.consumerGroup },
+          });
+        }
+        await source.poll(0, 100);
       }
-      await source.poll(0, 100);
+      if (told) onGroupWait?.(wait(true), reader);
+      return source;
+    } finally {
+      clearTimeout(notice);
     }
-    return source;
   }
 
   endWhenOpened(tp: TopicPartition): bigint | undefined {

@@ -8,12 +8,12 @@ import type { KafkaOffsetStreamOptions } from './kafka-offset-stream.js';
 /** Opens Kafka offset streams for a pipeline's `format: kafka` sources. */
 export function kafkaOffsetStreams(
   env: Readonly<Record<string, string | undefined>> = process.env,
-  onAssignment?: KafkaOffsetStreamOptions['onAssignment'],
+  observers: Pick<KafkaOffsetStreamOptions, 'onAssignment' | 'onGroupWait'> = {},
 ): OffsetStreamConnector {
   return {
     open: async (source, reader) => {
       const [{ KafkaOffsetStream }, { pipelineKafkaSource }] = await Promise.all([import('./kafka-offset-stream.js'), import('./pipeline-source-options.js')]);
-      return new KafkaOffsetStream({ settings: pipelineKafkaSource(source, env), reader, ...(onAssignment === undefined ? {} : { onAssignment }) });
+      return new KafkaOffsetStream({ settings: pipelineKafkaSource(source, env), reader, ...observers });
     },
   };
 }

@@ -2,6 +2,8 @@
  * Two `thund serve` instances in one consumer group on one table: the second joins half-way (a
  * rebalance moves partitions, with batches in flight), both commit their partitions' positions
  * into the same table and retry on conflict, and the table ends with every record exactly once.
+ * A member that exits cleanly leaves the group at once; the wait a killed member's session causes
+ * is logged with its length.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { embeddedPipelineFile, EoKafka, tableName, unique, waitForPositions } from './kafka-eo-support/eo-stack.js';
@@ -90,4 +92,36 @@ describe('thund serve: two instances in one group', () => {
     expect(new Set(keys).size).toBe(TOTAL);
     expect(keyChecksum(keys)).toBe(keyChecksum(expectedKeys(0, TOTAL)));
   }, 600_000);
+
+  it('a member that leaves cleanly frees its partitions at once; after a killed one, the wait for its session is logged with its length', async () => {
+    const pipeline = embeddedPipelineFile();
+    const topic = unique('eo-group-session');
+    const group = unique('g');
+    await kafka.createTopic(topic, 3);
+    // A session long enough that the wait outlasts a process's start (the default is kafkajs's 30 s).
+    const options = { pipeline, brokers: kafka.brokers, topic, group, table: tableName({ namespace: ['grp'], name: 'sessions' }), sessionTimeoutMs: 20_000 };
+    const waits = (p: ServeProcess) => p.logs.filter((l) => String(l['msg']).startsWith('waiting for the consumer group'));
+
+    const a = await ServeProcess.start(options);
+    started.push(a);
+    await a.waitReady(60_000);
+    a.kill('SIGTERM');
+    expect((await a.exited).code).toBe(0);
+    const b = await ServeProcess.start(options);
+    started.push(b);
+    await b.waitReady(60_000);
+    expect(waits(b)).toEqual([]);
+
+    b.kill('SIGKILL');
+    await b.exited;
+    const c = await ServeProcess.start(options);
+    started.push(c);
+    await c.waitReady(90_000);
+    expect(waits(c)).toMatchObject([{ level: 'warn', group, sessionTimeoutMs: 20_000 }]);
+    const ended = c.logs.find((l) => l['msg'] === 'consumer group assigned partitions after the wait');
+    expect(ended).toMatchObject({ group });
+    expect(Number(ended?.['waitedMs'])).toBeGreaterThan(5_000);
+    c.kill('SIGTERM');
+    expect((await c.exited).code).toBe(0);
+  }, 300_000);
 });

@@ -61,9 +61,19 @@ export async function servePipeline(request: PipelineServeRequest): Promise<void
   const intervalMs = triggerInterval(graph, request.triggerIntervalMs);
   await withPipelineResources(request.connection, request.overrides, async (opened, sources) => {
     const streams = new ServedStreams(
-      kafkaOffsetStreams(request.env ?? process.env, (change, reader) =>
-        logger.log('info', 'partitions assigned', { reader, generation: change.generation, held: names(change.current), assigned: names(change.assigned), revoked: names(change.revoked) }),
-      ),
+      kafkaOffsetStreams(request.env ?? process.env, {
+        onAssignment: (change, reader) =>
+          logger.log('info', 'partitions assigned', { reader, generation: change.generation, held: names(change.current), assigned: names(change.assigned), revoked: names(change.revoked) }),
+        onGroupWait: (wait, reader) =>
+          wait.ended
+            ? logger.log('info', 'consumer group assigned partitions after the wait', { reader, group: wait.group, waitedMs: wait.waitedMs })
+            : logger.log('warn', 'waiting for the consumer group to assign partitions: a member that stopped without leaving it (killed) holds the assignment until its session times out', {
+                reader,
+                group: wait.group,
+                sessionTimeoutMs: wait.sessionTimeoutMs,
+                waitedMs: wait.waitedMs,
+              }),
+      }),
     );
     const metrics = new PipelineMetrics();
     const tables = graph.datasets.flatMap((d) => (isTableDataset(d) ? [d.table.identifier] : []));
