@@ -104,6 +104,7 @@ export const SOURCE_AND_SINK_CAPABILITIES: readonly Capability[] = [
     proofs: [
       proof('integration', 'test/integration/kafka-exactly-once-group.test.ts', 'thund serve: two instances in one group lands every record exactly once across a rebalance'),
       proof('integration', 'test/integration/kafka-exactly-once-group.test.ts', 'thund serve: two instances in one group lands every record exactly once when a member is killed mid-stream and its partitions move'),
+      proof('integration', 'test/integration/kafka-exactly-once-group.test.ts', 'thund serve: two instances in one group a member that leaves cleanly frees its partitions at once; after a killed one, the wait for its session is logged with its length'),
     ],
   },
   {
