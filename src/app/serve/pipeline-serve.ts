@@ -166,6 +166,15 @@ function logEvent(logger: Logger, event: RunEvent): void {
     logger.log('info', 'batch committed', { flow: event.flow, batch: event.batch, rowsRead, rowsWritten, lateRows });
   } else if (event.phase === 'flow-completed' && event.skipped === undefined && event.snapshotId !== undefined) {
     logger.log('info', 'flow committed', { flow: event.flow, rowsWritten: event.counts.rowsWritten, snapshotId: String(event.snapshotId) });
+  } else if (event.phase === 'commit-warning') {
+    logger.log('warn', `commit: ${event.message}`, {
+      flow: event.flow,
+      table: event.target,
+      kind: event.kind,
+      snapshotId: String(event.snapshotId),
+      ...(event.tableSnapshotId === undefined ? {} : { tableSnapshotId: String(event.tableSnapshotId) }),
+      attempt: event.attempt,
+    });
   } else if (event.phase === 'failed') {
     logger.log('error', 'run failed', { ...(event.flow === undefined ? {} : { flow: event.flow }), code: event.error.code, error: event.error.message });
   }
