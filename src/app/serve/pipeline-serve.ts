@@ -9,8 +9,8 @@
  * exits 0. A run that fails with a retryable error is logged and the next trigger starts again
  * from the committed positions; any other failure stops the service with the run's error (exit 1),
  * and a restart resumes from the committed positions. Between triggers the tables are maintained
- * by their policy, one action at a time (serve-maintenance.ts). /healthz, /readyz (catalog
- * reachable, first trigger done) and /metrics (per flow, per source partition and per maintenance
+ * by their policy, one action at a time (serve-maintenance.ts). /healthz, /readyz (catalog and
+ * Kafka reachable, first trigger done) and /metrics (per flow, per source partition and per maintenance
  * action) are served.
  */
 import { formatIdentifier } from '../../../catalog/catalog.js';
@@ -34,6 +34,7 @@ import { ServedStreams } from './served-streams.js';
 import { lagOf, ServeStatus } from './serve-status.js';
 import { Readiness } from './readiness.js';
 import { OutageTracker } from './outage.js';
+import { kafkaProbe } from './kafka-probe.js';
 
 export interface PipelineServeRequest {
   /** Where the tables live: the pipeline's catalog and storage blocks. */
@@ -84,7 +85,8 @@ export async function servePipeline(request: PipelineServeRequest): Promise<void
     const stop = new AbortController();
     const probeNamespace = graph.datasets.flatMap((d) => (isTableDataset(d) ? [d.table.identifier.namespace] : []))[0] ?? ['default'];
     const outages = new OutageTracker({ logger, ...(request.outageGiveUpMs === undefined ? {} : { giveUpAfterMs: request.outageGiveUpMs }) });
-    const readiness = new Readiness({ probeCatalog: () => opened.catalog.namespaceExists(probeNamespace) });
+    const probeKafka = kafkaProbe(graph, request.env ?? process.env, PROBE_TIMEOUT_MS);
+    const readiness = new Readiness({ probeCatalog: () => opened.catalog.namespaceExists(probeNamespace), ...(probeKafka === undefined ? {} : { probeKafka }), timeoutMs: PROBE_TIMEOUT_MS });
     await readiness.probe();
     readiness.start();
     const http = await startHttpServer(request.httpHost, request.httpPort, {
@@ -156,6 +158,9 @@ export async function servePipeline(request: PipelineServeRequest): Promise<void
     }
   });
 }
+
+/** How long a readiness probe of the catalog or of Kafka waits for its answer. */
+const PROBE_TIMEOUT_MS = 2_000;
 
 /** Failures that only mean another writer committed first. */
 const LOST_RACE: ReadonlySet<string> = new Set(['COMMIT_CONFLICT']);
