@@ -24,7 +24,8 @@ import { brokers, createTopic } from './kafka-support/sink-readback.js';
 import { caughtUp, idsUpTo, landedIds, lastWords, logLines, outageRecords as records, waitFor, writeOutagePipeline } from './serve-outage-support.js';
 
 const REST_URI = requireServiceEnv('THUND_TEST_REST_URI');
-const REQUEST_TIMEOUT_MS = 3_000;
+// Long enough for a cold REST fixture on a busy machine; a late commit is held for twice as long.
+const REQUEST_TIMEOUT_MS = 5_000;
 
 let work: string;
 let proxy: FaultProxy | undefined;
