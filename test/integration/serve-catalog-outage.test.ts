@@ -9,39 +9,26 @@
  * Afterwards the table holds every record of the topic exactly once.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { TEST_S3_STORAGE_BLOCK } from '../stack/s3-env.js';
 import { ServeProcess } from './kafka-eo-support/serve-process.js';
 import { produce } from './kafka-pipelines/debezium-topic.js';
 import { requireServiceEnv } from '../stack/service.js';
 import { brokers, createTopic } from './kafka-support/sink-readback.js';
-import { caughtUp, idsUpTo, landedIds, logLines, OUTAGE_STARTED, outageRecords as records, probes, rowsWritten, waitFor, writeOutagePipeline } from './serve-outage-support.js';
+import { caughtUp, expectOutageEndedThenStop, idsUpTo, landedIds, logLines, OUTAGE_STARTED, outageRecords as records, outagePerTest, probes, rowsWritten, waitFor, writeOutagePipeline } from './serve-outage-support.js';
 import { TcpFreezeProxy } from './tcp-freeze-proxy.js';
 
 const REST_URI = requireServiceEnv('THUND_TEST_REST_URI');
 
-let work: string;
-let proxy: TcpFreezeProxy | undefined;
-let running: ServeProcess | undefined;
-
-beforeEach(() => {
-  work = mkdtempSync(join(tmpdir(), 'thund-catalog-outage-'));
-});
-afterEach(async () => {
-  running?.kill('SIGKILL');
-  await proxy?.close();
-  rmSync(work, { recursive: true, force: true });
-});
+const place = outagePerTest('thund-catalog-outage-');
 
 it('answers its probes at once and rides out a frozen and a killed catalog, landing every record once', async () => {
-  proxy = await TcpFreezeProxy.start(REST_URI);
+  const proxy = await TcpFreezeProxy.start(REST_URI);
+  place.cleanups.push(() => proxy.close());
   const topic = await createTopic('thund-outage', 2);
   const namespace = `outage_${randomUUID().slice(0, 8)}`;
-  const pipeline = writeOutagePipeline(work, { catalog: `{ type: rest, uri: "${proxy.url(REST_URI)}" }`, storage: TEST_S3_STORAGE_BLOCK, topic, brokers: brokers.join(','), namespace });
-  const service = (running = await ServeProcess.startPipeline(pipeline, { triggerIntervalMs: 500 }));
+  const pipeline = writeOutagePipeline(place.work, { catalog: `{ type: rest, uri: "${proxy.url(REST_URI)}" }`, storage: TEST_S3_STORAGE_BLOCK, topic, brokers: brokers.join(','), namespace });
+  const service = (place.running = await ServeProcess.startPipeline(pipeline, { triggerIntervalMs: 500 }));
   await service.waitReady(90_000);
   await produce(topic, records(0, 400));
   await waitFor('the first records landed', 60_000, async () => ((await rowsWritten(service)) >= 400 ? true : undefined));
@@ -66,15 +53,7 @@ it('answers its probes at once and rides out a frozen and a killed catalog, land
   await new Promise((resolve) => setTimeout(resolve, 5_000));
   await proxy.restart();
   await caughtUp(service, 1_200, 'caught up after the catalog came back');
-  const started = logLines(service, OUTAGE_STARTED);
-  const ended = logLines(service, 'outage ended');
-  expect(started.length).toBeGreaterThanOrEqual(1);
-  expect(started.at(-1)).toMatchObject({ level: 'warn', dependency: 'catalog' });
-  expect(ended.at(-1)).toMatchObject({ level: 'info', dependency: 'catalog' });
-  expect(Number(ended.at(-1)!['lastedMs'])).toBeGreaterThanOrEqual(4_000);
-  expect(service.logs.some((line) => line['msg'] === 'thund serve failed')).toBe(false);
-
-  service.kill('SIGTERM');
-  expect((await service.exited).code).toBe(0);
+  expect(logLines(service, OUTAGE_STARTED).at(-1)).toMatchObject({ level: 'warn', dependency: 'catalog' });
+  await expectOutageEndedThenStop(service, 'catalog', 4_000);
   expect(await landedIds(pipeline, namespace)).toEqual(idsUpTo(1_200));
 }, 600_000);

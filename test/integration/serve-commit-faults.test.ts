@@ -9,10 +9,7 @@
  * Afterwards the table holds every record of the topic exactly once, each warned snapshot once.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { openCatalog } from '../../src/app/open-catalog.js';
 import { loadConnectionFile } from '../../src/app/serve/connection-file.js';
 import { TEST_S3_STORAGE_BLOCK } from '../stack/s3-env.js';
@@ -21,34 +18,24 @@ import { FaultProxy } from './fault-proxy.js';
 import { ServeProcess } from './kafka-eo-support/serve-process.js';
 import { produce } from './kafka-pipelines/debezium-topic.js';
 import { brokers, createTopic } from './kafka-support/sink-readback.js';
-import { caughtUp, idsUpTo, landedIds, lastWords, logLines, outageRecords as records, waitFor, writeOutagePipeline } from './serve-outage-support.js';
+import { caughtUp, idsUpTo, landedIds, lastWords, logLines, outagePerTest, outageRecords as records, waitFor, writeOutagePipeline } from './serve-outage-support.js';
 
 const REST_URI = requireServiceEnv('THUND_TEST_REST_URI');
 // Long enough for a cold REST fixture on a busy machine; a late commit is held for twice as long.
 const REQUEST_TIMEOUT_MS = 5_000;
 
-let work: string;
-let proxy: FaultProxy | undefined;
-let running: ServeProcess | undefined;
-
-beforeEach(() => {
-  work = mkdtempSync(join(tmpdir(), 'thund-commit-faults-'));
-});
-afterEach(async () => {
-  running?.kill('SIGKILL');
-  await proxy?.close();
-  rmSync(work, { recursive: true, force: true });
-});
+const place = outagePerTest('thund-commit-faults-');
 
 const commitWarnings = (service: ServeProcess, kind: string) => logLines(service, /^commit: /).filter((line) => line['kind'] === kind);
 
 it('settles a dropped commit answer and a commit delivered after its timeout, warning with the snapshot ids, landing every record once', async ({ onTestFailed }) => {
-  proxy = await FaultProxy.start(REST_URI);
+  const proxy = await FaultProxy.start(REST_URI);
+  place.cleanups.push(() => proxy.close());
   const topic = await createTopic('thund-commit-faults', 2);
   const namespace = `commit_faults_${randomUUID().slice(0, 8)}`;
   const catalog = `{ type: rest, uri: "${proxy.uri}", request_timeout_ms: ${REQUEST_TIMEOUT_MS} }`;
-  const pipeline = writeOutagePipeline(work, { catalog, storage: TEST_S3_STORAGE_BLOCK, topic, brokers: brokers.join(','), namespace });
-  const service = (running = await ServeProcess.startPipeline(pipeline, { triggerIntervalMs: 500 }));
+  const pipeline = writeOutagePipeline(place.work, { catalog, storage: TEST_S3_STORAGE_BLOCK, topic, brokers: brokers.join(','), namespace });
+  const service = (place.running = await ServeProcess.startPipeline(pipeline, { triggerIntervalMs: 500 }));
   onTestFailed(() => console.error(lastWords(service)));
   await service.waitReady(90_000);
   await produce(topic, records(0, 300));
@@ -70,7 +57,7 @@ it('settles a dropped commit answer and a commit delivered after its timeout, wa
   proxy.inject({ method: 'POST', path: commitOfOrders, occurrences: [1], action: { kind: 'delay-then-forward', ms: REQUEST_TIMEOUT_MS * 2 } });
   await produce(topic, records(600, 300));
   await caughtUp(service, 900, 'caught up after the late commit');
-  await waitFor('the late commit delivered', 30_000, async () => (proxy!.requests.some((r) => r.fault === 'delay-then-forward' && r.forwarded) ? true : undefined));
+  await waitFor('the late commit delivered', 30_000, async () => (proxy.requests.some((r) => r.fault === 'delay-then-forward' && r.forwarded) ? true : undefined));
   const late = commitWarnings(service, 'unknown-outcome-not-applied');
   expect(late).toHaveLength(1);
   expect(late[0]).toMatchObject({ level: 'warn', table: `${namespace}.orders`, attempt: 1 });

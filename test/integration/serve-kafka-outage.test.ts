@@ -12,51 +12,37 @@
  * Afterwards the table holds every record of the topic exactly once.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { startKafka } from '../stack/kafka.js';
 import { freePort } from '../stack/process.js';
 import { TEST_S3_STORAGE_BLOCK } from '../stack/s3-env.js';
-import { requireServiceEnv, type RunningService } from '../stack/service.js';
+import { requireServiceEnv } from '../stack/service.js';
 import { ServeProcess } from './kafka-eo-support/serve-process.js';
 import { produce } from './kafka-pipelines/debezium-topic.js';
 import { createTopic } from './kafka-support/sink-readback.js';
-import { caughtUp, idsUpTo, landedIds, lastWords, logLines, OUTAGE_STARTED, outageRecords as records, probes, waitFor, writeOutagePipeline } from './serve-outage-support.js';
+import { caughtUp, expectOutageEndedThenStop, idsUpTo, landedIds, lastWords, logLines, OUTAGE_STARTED, outageRecords as records, outagePerTest, probes, waitFor, writeOutagePipeline } from './serve-outage-support.js';
 import { TcpFreezeProxy } from './tcp-freeze-proxy.js';
 
 const REST_URI = requireServiceEnv('THUND_TEST_REST_URI');
 
-let work: string;
-let proxy: TcpFreezeProxy | undefined;
-let broker: RunningService | undefined;
-let running: ServeProcess | undefined;
-
-beforeEach(() => {
-  work = mkdtempSync(join(tmpdir(), 'thund-kafka-outage-'));
-  // The test's own broker keeps its data and log here, not beside the shared stack's.
-  process.env['THUND_STACK_DIR'] = join(work, 'stack');
-});
-afterEach(async () => {
-  running?.kill('SIGKILL');
-  await proxy?.close();
-  await broker?.stop();
-  delete process.env['THUND_STACK_DIR'];
-  rmSync(work, { recursive: true, force: true });
-});
+const place = outagePerTest('thund-kafka-outage-');
 
 it('answers its probes at once and rides out a frozen and a killed Kafka broker, landing every record once', async ({ onTestFailed }) => {
+  // The test's own broker keeps its data and log in the test's folder, not beside the shared stack's.
+  process.env['THUND_STACK_DIR'] = join(place.work, 'stack');
+  place.cleanups.push(() => delete process.env['THUND_STACK_DIR']);
   const proxiedPort = await freePort();
-  proxy = await TcpFreezeProxy.start(`tcp://127.0.0.1:${proxiedPort}`);
+  const proxy = await TcpFreezeProxy.start(`tcp://127.0.0.1:${proxiedPort}`);
+  place.cleanups.push(() => proxy.close());
   const started = await startKafka({ proxied: { port: proxiedPort, advertisedPort: proxy.port } });
-  broker = started;
+  place.cleanups.push(() => started.stop());
   const direct = new Kafka({ clientId: 'thund-it-kafka-outage', brokers: [started.brokers], logLevel: logLevel.NOTHING });
   const topic = await createTopic('thund-kafka-outage', 2, direct);
   const namespace = `kafka_outage_${randomUUID().slice(0, 8)}`;
-  const pipeline = writeOutagePipeline(work, { catalog: `{ type: rest, uri: "${REST_URI}" }`, storage: TEST_S3_STORAGE_BLOCK, topic, brokers: `127.0.0.1:${proxy.port}`, namespace });
-  const service = (running = await ServeProcess.startPipeline(pipeline, { triggerIntervalMs: 500 }));
+  const pipeline = writeOutagePipeline(place.work, { catalog: `{ type: rest, uri: "${REST_URI}" }`, storage: TEST_S3_STORAGE_BLOCK, topic, brokers: `127.0.0.1:${proxy.port}`, namespace });
+  const service = (place.running = await ServeProcess.startPipeline(pipeline, { triggerIntervalMs: 500 }));
   onTestFailed(() => console.error(lastWords(service)));
   await service.waitReady(90_000);
   await produce(topic, records(0, 300), direct);
@@ -86,12 +72,6 @@ it('answers its probes at once and rides out a frozen and a killed Kafka broker,
   await new Promise((resolve) => setTimeout(resolve, 5_000));
   await proxy.restart();
   await caughtUp(service, 900, 'caught up after the broker came back', 180_000);
-  const ended = logLines(service, 'outage ended');
-  expect(ended.at(-1)).toMatchObject({ level: 'info', dependency: 'kafka' });
-  expect(Number(ended.at(-1)!['lastedMs'])).toBeGreaterThanOrEqual(4_000);
-  expect(logLines(service, 'thund serve failed')).toHaveLength(0);
-
-  service.kill('SIGTERM');
-  expect((await service.exited).code).toBe(0);
+  await expectOutageEndedThenStop(service, 'kafka', 4_000);
   expect(await landedIds(pipeline, namespace)).toEqual(idsUpTo(900));
 }, 900_000);

@@ -3,14 +3,38 @@
  * the pipeline file they serve, probes that must answer within 1 s, waiting for a condition, the
  * rows serve reports written, the log lines it wrote, and the ids the table holds afterwards.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect } from 'vitest';
+import { afterEach, beforeEach, expect } from 'vitest';
 import { openCatalog } from '../../src/app/open-catalog.js';
 import { loadConnectionFile } from '../../src/app/serve/connection-file.js';
 import type { ServeStatusReport } from '../../src/app/serve/serve-status.js';
 import type { ServeProcess } from './kafka-eo-support/serve-process.js';
 import { liveTableRows } from './kafka-pipelines/pipeline-tables.js';
+
+/** A test's folder, the serve process it started and what else it started (proxies, a broker), all stopped and removed after it. */
+export interface OutagePlace {
+  work: string;
+  running: ServeProcess | undefined;
+  /** Run after the test, last added first. */
+  cleanups: Array<() => unknown>;
+}
+
+export function outagePerTest(prefix: string): OutagePlace {
+  const place: OutagePlace = { work: '', running: undefined, cleanups: [] };
+  beforeEach(() => {
+    place.work = mkdtempSync(join(tmpdir(), prefix));
+    place.running = undefined;
+    place.cleanups = [];
+  });
+  afterEach(async () => {
+    place.running?.kill('SIGKILL');
+    for (const cleanup of place.cleanups.reverse()) await cleanup();
+    rmSync(place.work, { recursive: true, force: true });
+  });
+  return place;
+}
 
 /** Records `from` … `from + count - 1`, keyed and spread over `partitions` partitions by id. */
 export const outageRecords = (from: number, count: number, partitions = 2) =>
@@ -74,6 +98,16 @@ export const logLines = (service: ServeProcess, msg: string | RegExp): Array<Rec
   service.logs.filter((line) => (typeof msg === 'string' ? line['msg'] === msg : msg.test(String(line['msg']))));
 
 export const OUTAGE_STARTED = 'outage: a trigger failed on a dependency; retrying with backoff';
+
+/** The last outage ended on `dependency` after at least `minMs`, serve never failed, and it stops cleanly on SIGTERM. */
+export async function expectOutageEndedThenStop(service: ServeProcess, dependency: string, minMs: number): Promise<void> {
+  const ended = logLines(service, 'outage ended').at(-1);
+  expect(ended).toMatchObject({ level: 'info', dependency });
+  expect(Number(ended?.['lastedMs'])).toBeGreaterThanOrEqual(minMs);
+  expect(logLines(service, 'thund serve failed')).toHaveLength(0);
+  service.kill('SIGTERM');
+  expect((await service.exited).code).toBe(0);
+}
 
 /** The ids `namespace.orders` holds, in order, read through a catalog opened from the pipeline file. */
 export async function landedIds(pipeline: string, namespace: string): Promise<number[]> {

@@ -8,37 +8,24 @@
  * half-committed: every snapshot's manifest list exists, and the table holds every record once.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { openCatalog } from '../../src/app/open-catalog.js';
 import { loadConnectionFile } from '../../src/app/serve/connection-file.js';
 import { requireServiceEnv } from '../stack/service.js';
 import { ServeProcess } from './kafka-eo-support/serve-process.js';
 import { produce } from './kafka-pipelines/debezium-topic.js';
 import { brokers, createTopic } from './kafka-support/sink-readback.js';
-import { caughtUp, idsUpTo, landedIds, lastWords, logLines, OUTAGE_STARTED, outageRecords as records, probes, waitFor, writeOutagePipeline } from './serve-outage-support.js';
+import { caughtUp, expectOutageEndedThenStop, idsUpTo, landedIds, lastWords, logLines, OUTAGE_STARTED, outageRecords as records, outagePerTest, probes, waitFor, writeOutagePipeline } from './serve-outage-support.js';
 import { TcpFreezeProxy } from './tcp-freeze-proxy.js';
 
 const REST_URI = requireServiceEnv('THUND_TEST_REST_URI');
 const S3_ENDPOINT = requireServiceEnv('THUND_TEST_S3_ENDPOINT');
 
-let work: string;
-let proxy: TcpFreezeProxy | undefined;
-let running: ServeProcess | undefined;
-
-beforeEach(() => {
-  work = mkdtempSync(join(tmpdir(), 'thund-storage-outage-'));
-});
-afterEach(async () => {
-  running?.kill('SIGKILL');
-  await proxy?.close();
-  rmSync(work, { recursive: true, force: true });
-});
+const place = outagePerTest('thund-storage-outage-');
 
 it('answers its probes at once and rides out frozen storage, committing nothing by halves and landing every record once', async ({ onTestFailed }) => {
-  proxy = await TcpFreezeProxy.start(S3_ENDPOINT);
+  const proxy = await TcpFreezeProxy.start(S3_ENDPOINT);
+  place.cleanups.push(() => proxy.close());
   const topic = await createTopic('thund-storage-outage', 2);
   const namespace = `storage_outage_${randomUUID().slice(0, 8)}`;
   const storage = `storage:
@@ -51,8 +38,8 @@ it('answers its probes at once and rides out frozen storage, committing nothing 
     access_key_id_env: THUND_TEST_S3_ACCESS_KEY
     secret_access_key_env: THUND_TEST_S3_SECRET_KEY
 `;
-  const pipeline = writeOutagePipeline(work, { catalog: `{ type: rest, uri: "${REST_URI}" }`, storage, topic, brokers: brokers.join(','), namespace });
-  const service = (running = await ServeProcess.startPipeline(pipeline, { triggerIntervalMs: 500 }));
+  const pipeline = writeOutagePipeline(place.work, { catalog: `{ type: rest, uri: "${REST_URI}" }`, storage, topic, brokers: brokers.join(','), namespace });
+  const service = (place.running = await ServeProcess.startPipeline(pipeline, { triggerIntervalMs: 500 }));
   onTestFailed(() => console.error(lastWords(service)));
   await service.waitReady(90_000);
   await produce(topic, records(0, 300));
@@ -70,12 +57,7 @@ it('answers its probes at once and rides out frozen storage, committing nothing 
   }
   proxy.thaw();
   await caughtUp(service, 600, 'caught up after the storage came back', 180_000);
-  const ended = logLines(service, 'outage ended');
-  expect(ended.at(-1)).toMatchObject({ level: 'info', dependency: 'storage' });
-  expect(Number(ended.at(-1)!['lastedMs'])).toBeGreaterThanOrEqual(3_000);
-  expect(logLines(service, 'thund serve failed')).toHaveLength(0);
-  service.kill('SIGTERM');
-  expect((await service.exited).code).toBe(0);
+  await expectOutageEndedThenStop(service, 'storage', 3_000);
 
   const opened = await openCatalog(await loadConnectionFile(pipeline));
   try {
