@@ -5,7 +5,9 @@
  * partitions the group assigns this process, and tells the observer about every rebalance. Records fetched past a range's end wait for the next
  * read, which usually starts there; a read that starts elsewhere (the engine re-planned from the
  * table's positions) seeks and forgets them. A partition whose range ends in control records
- * (transaction markers, which are never returned) is complete once fetching passed its end.
+ * (transaction markers, which are never returned) is complete once fetching passed its end. A
+ * client that gave up (the broker out for longer than its retries) fails the read in progress and
+ * is replaced by a new one on the next read or bounds.
  */
 import { randomUUID } from 'node:crypto';
 import type { OffsetRead, OffsetStream, PartitionOffsets } from '../source.js';
@@ -302,6 +304,14 @@ export class KafkaOffsetStream implements OffsetStream {
   }
 
   private async opened(wanted: readonly PositionRange[]): Promise<KafkaSource<Record<string, unknown>>> {
+    if (this.source?.failed() === true) {
+      // Its client gave up (the broker was unreachable for too long). A new client reads again from
+      // the positions the engine asks for: nothing fetched before counts.
+      const failed = this.source;
+      this.source = undefined;
+      this.cursors.clear();
+      await failed.close().catch(() => undefined);
+    }
     if (this.source !== undefined) return this.source;
     const { settings } = this.options;
     const options: WorkerConsumerOptions = {

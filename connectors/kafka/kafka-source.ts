@@ -145,6 +145,11 @@ export class KafkaSource<V> implements StreamingSource<V> {
     return this.generation > 0;
   }
 
+  /** The client stopped and will not recover by itself: every later poll throws. */
+  failed(): boolean {
+    return this.failure !== undefined;
+  }
+
   assignment(): readonly TopicPartition[] {
     return [...this.owned.values()].map((s) => s.tp);
   }

@@ -28,8 +28,21 @@ export interface KafkaJsEvents {
   onCrash(error: Error): void;
 }
 
-export function kafkaJs(options: KafkaJsClientOptions): Kafka {
-  return new Kafka({ clientId: options.clientId ?? 'thund', brokers: [...options.brokers], logLevel: logLevel.NOTHING, ...withSaslSecretsRegistered(options.connection) });
+/** `bounded`: a client whose every request gives up after `timeoutMs`, without retries (a probe). */
+export function kafkaJs(options: Pick<KafkaJsClientOptions, 'brokers' | 'clientId' | 'connection'>, bounded?: { readonly timeoutMs: number }): Kafka {
+  const limits = bounded === undefined ? {} : { connectionTimeout: bounded.timeoutMs, requestTimeout: bounded.timeoutMs, retry: { retries: 0 } };
+  return new Kafka({ clientId: options.clientId ?? 'thund', brokers: [...options.brokers], logLevel: logLevel.NOTHING, ...withSaslSecretsRegistered(options.connection), ...limits });
+}
+
+/** Resolves once the brokers answer a metadata request; rejects when they refuse it or do not answer within `timeoutMs`. */
+export async function kafkaJsAnswers(options: Pick<KafkaJsClientOptions, 'brokers' | 'clientId' | 'connection'>, timeoutMs: number): Promise<void> {
+  const admin = kafkaJs(options, { timeoutMs }).admin();
+  try {
+    await admin.connect();
+    await admin.describeCluster();
+  } finally {
+    await admin.disconnect().catch(() => undefined);
+  }
 }
 
 /** The consumer with its events wired; it may emit them (and be paused or sought) before runKafkaJsConsumer returns. */

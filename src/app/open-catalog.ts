@@ -89,6 +89,7 @@ export async function openCatalog(
           ...(catalog.name === undefined ? {} : { name: catalog.name }),
           ...(catalog.auth === undefined ? {} : { auth: restAuth(catalog.auth, aws) }),
           ...(catalog.accessDelegation === undefined ? {} : { accessDelegation: catalog.accessDelegation }),
+          ...(catalog.requestTimeoutMs === undefined ? {} : { timeoutMs: catalog.requestTimeoutMs }),
           // Vended keys reach the same store: storage.s3's endpoint, region and path style where the catalog names none.
           fileIOFactory: s3FileIOFactory(s3 === undefined ? {} : withoutKeys(s3)),
         });
@@ -151,6 +152,8 @@ function s3Options(s3: ResolvedS3Storage): S3FileIOOptions {
   return {
     region: s3.region,
     forcePathStyle: s3.pathStyle,
+    ...(s3.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: s3.connectTimeoutMs }),
+    ...(s3.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: s3.idleTimeoutMs }),
     ...(s3.endpoint === undefined ? {} : { endpoint: s3.endpoint }),
     ...(s3.keys === undefined ? {} : { credentials: s3.keys }),
   };

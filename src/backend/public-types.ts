@@ -4,6 +4,7 @@
  */
 export type { Capabilities, ExecBackend, RunHandle, RunOptions } from './exec-backend.js';
 export type {
+  CommitNoticeKind,
   ExpectationCounts,
   FlowCounts,
   FlowRunSummary,

@@ -6,10 +6,14 @@
  * existing ones never change meaning.
  */
 import type { ExpectationAction } from '../pipeline/ir/expectation.js';
+import type { CommitNoticeKind } from '../table/commit-notice.js';
 
-export type RunPhase = 'planning' | 'flow-started' | 'flow-progress' | 'flow-completed' | 'committing' | 'done' | 'failed';
+export type { CommitNoticeKind } from '../table/commit-notice.js';
 
-export const RUN_PHASES: readonly RunPhase[] = ['planning', 'flow-started', 'flow-progress', 'flow-completed', 'committing', 'done', 'failed'];
+export type RunPhase = 'planning' | 'flow-started' | 'flow-progress' | 'flow-completed' | 'committing' | 'commit-warning' | 'done' | 'failed';
+
+export const RUN_PHASES: readonly RunPhase[] = ['planning', 'flow-started', 'flow-progress', 'flow-completed', 'committing', 'commit-warning', 'done', 'failed'];
+
 
 export interface ExpectationCounts {
   readonly dataset: string;
@@ -62,6 +66,20 @@ export type RunEvent =
       readonly skipped?: FlowSkip;
     })
   | (EventBase & { readonly phase: 'committing'; readonly flow: string; readonly target: string })
+  | (EventBase & {
+      readonly phase: 'commit-warning';
+      readonly flow: string;
+      readonly target: string;
+      /** What the commit had to settle (table/commit-notice.ts). */
+      readonly kind: CommitNoticeKind;
+      /** The commit's own snapshot id (the same on every attempt). */
+      readonly snapshotId: bigint;
+      /** The table's main snapshot when the warning was decided, when known. */
+      readonly tableSnapshotId?: bigint;
+      /** The 1-based attempt the warning is about. */
+      readonly attempt: number;
+      readonly message: string;
+    })
   | (EventBase & { readonly phase: 'done'; readonly result: RunResult })
   | (EventBase & { readonly phase: 'failed'; readonly error: RunError; readonly flow?: string });
 

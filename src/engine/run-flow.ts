@@ -31,6 +31,7 @@ import { checkKeysProduced, upsertInto, type DeleteKeys } from './upsert-flow.js
 import { currentSchema, defaultSpec } from '../iceberg/snapshot-ancestry.js';
 import type { PartitionSpec, TableMetadata } from '../iceberg/table-metadata.js';
 import type { Schema } from '../iceberg/types.js';
+import type { CommitNoticeSink } from '../table/commit-notice.js';
 import { commitSnapshot, type CommitFence, type LayoutChange, type SnapshotCommitResult, type WriteMode } from '../table/commit-snapshot.js';
 import { dataLocation } from '../table/locations.js';
 import { writePartitionedDataFiles } from '../write/partitioned-data-file-writer.js';
@@ -67,6 +68,8 @@ export interface FlowRunRequest {
   readonly partitionedBy?: readonly PartitionTerm[];
   /** Checked before every commit attempt: a streaming batch's source positions must still be the table's. */
   readonly fence?: CommitFence;
+  /** Told about lost answers, 409 retries and fenced commits (commit-notice.ts). */
+  readonly onNotice?: CommitNoticeSink;
 }
 
 export interface FlowRunResult extends SnapshotCommitResult {
@@ -144,6 +147,7 @@ async function writeAndCommitOnce(request: FlowRunRequest, output: FlowOutput): 
       summaryProperties: request.summaryProperties,
       ...(target.layoutChange === undefined ? {} : { layoutChange: target.layoutChange }),
       ...(request.fence === undefined ? {} : { fence: request.fence }),
+      ...(request.onNotice === undefined ? {} : { onNotice: request.onNotice }),
     });
     return {
       ...result,
@@ -177,6 +181,7 @@ async function upsertOnce(request: FlowRunRequest, output: FlowOutput, keys: rea
     ...(target.layoutChange === undefined ? {} : { layoutChange: target.layoutChange }),
     ...(request.deleteKeys === undefined ? {} : { deleteKeys: request.deleteKeys }),
     ...(request.fence === undefined ? {} : { fence: request.fence }),
+    ...(request.onNotice === undefined ? {} : { onNotice: request.onNotice }),
   });
   const evolved = outcome.committed ? target.evolution : undefined;
   return {

@@ -14,6 +14,7 @@ import { snapshotForRef } from '../iceberg/snapshot-ancestry.js';
 import { MAIN_BRANCH, type Snapshot, type TableMetadata } from '../iceberg/table-metadata.js';
 import type { DuckDbSession } from '../duckdb/session.js';
 import type { CommitFence, LayoutChange } from '../table/commit-snapshot.js';
+import type { CommitNoticeSink } from '../table/commit-notice.js';
 import { upsert } from '../table/upsert.js';
 import type { FlowOutput } from './flow-output.js';
 
@@ -41,6 +42,7 @@ export interface UpsertInto {
   readonly layoutChange?: LayoutChange;
   readonly deleteKeys?: DeleteKeys;
   readonly fence?: CommitFence;
+  readonly onNotice?: CommitNoticeSink;
 }
 
 export interface UpsertOutcome {
@@ -78,6 +80,7 @@ export async function upsertInto(request: UpsertInto): Promise<UpsertOutcome> {
       session: request.session,
       summaryProperties: request.summaryProperties,
       ...(request.fence === undefined ? {} : { fence: request.fence }),
+      ...(request.onNotice === undefined ? {} : { onNotice: request.onNotice }),
     },
     {
       keyColumns: request.keys,

@@ -50,6 +50,15 @@ function hintsFor(secrets: readonly string[], otherTypes: Readonly<Record<string
   return { ...secretWordHints, ...Object.fromEntries(secrets.map((key) => [key, secretHint(key)])), ...otherTypes };
 }
 
+/** A timeout in milliseconds, at least 100 ms and at most an hour (YAML reads whole numbers as bigint). */
+const timeoutMs = (field: string) => {
+  const error = `${field} must be a whole number of milliseconds`;
+  return z
+    .union([z.bigint(), z.number()], { error })
+    .transform(Number)
+    .pipe(z.int({ error }).min(100, `${field} must be at least 100`).max(3_600_000, `${field} must be at most 3600000 (an hour)`));
+};
+
 const awsKeyFields = {
   access_key_id_env: envName('access_key_id_env').optional(),
   secret_access_key_env: envName('secret_access_key_env').optional(),
@@ -183,6 +192,8 @@ const RestCatalogWire = strictObject(
     access_delegation: z
       .enum(ACCESS_DELEGATIONS, { error: `access_delegation must be one of: ${ACCESS_DELEGATIONS.join(', ')}` })
       .optional(),
+    /** Each request to the catalog fails after this long without its answer (default 60 s). */
+    request_timeout_ms: timeoutMs('request_timeout_ms').optional(),
   },
   'a rest catalog',
   {
@@ -219,6 +230,10 @@ const S3StorageWire = strictObject(
     endpoint: text('endpoint').optional(),
     region: text('region'),
     path_style: z.boolean({ error: 'path_style must be true or false' }).default(false),
+    /** A request whose connection is not made within this fails and is retried (default 5 s). */
+    connect_timeout_ms: timeoutMs('connect_timeout_ms').optional(),
+    /** A request whose connection carries nothing for this long fails and is retried (default 30 s). */
+    idle_timeout_ms: timeoutMs('idle_timeout_ms').optional(),
     ...awsKeyFields,
   },
   'storage.s3',

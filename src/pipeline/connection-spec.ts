@@ -62,6 +62,7 @@ export interface RestCatalogSpec {
   readonly properties?: Readonly<Record<string, SpecText>>;
   readonly auth?: RestAuthSpec;
   readonly accessDelegation?: 'vended-credentials';
+  readonly requestTimeoutMs?: number;
 }
 
 export interface GlueCatalogSpec {
@@ -79,6 +80,8 @@ export interface S3StorageSpec {
   readonly endpoint?: SpecText;
   readonly region: SpecText;
   readonly pathStyle: boolean;
+  readonly connectTimeoutMs?: number;
+  readonly idleTimeoutMs?: number;
   /** Without keys, the AWS SDK's default credential chain is used. */
   readonly keys?: AwsKeysSpec;
 }
@@ -117,7 +120,8 @@ export function catalogFromWire(wire: CatalogWire | undefined, file: string, loc
               ),
             };
       const uri = { template: wire.uri, at: at([...base, 'uri']) };
-      return { type: 'rest', ...name, uri, ...warehouse, ...prefix, ...properties, ...auth, ...delegation };
+      const timeout = wire.request_timeout_ms === undefined ? {} : { requestTimeoutMs: wire.request_timeout_ms };
+      return { type: 'rest', ...name, uri, ...warehouse, ...prefix, ...properties, ...auth, ...delegation, ...timeout };
     }
     case 'glue': {
       const keys = awsKeys(wire, at, base);
@@ -144,6 +148,8 @@ export function storageFromWire(wire: StorageWire | undefined, file: string, loc
       ...textField('endpoint', s3.endpoint, at, [...base, 'endpoint']),
       region: { template: s3.region, at: at([...base, 'region']) },
       pathStyle: s3.path_style,
+      ...(s3.connect_timeout_ms === undefined ? {} : { connectTimeoutMs: s3.connect_timeout_ms }),
+      ...(s3.idle_timeout_ms === undefined ? {} : { idleTimeoutMs: s3.idle_timeout_ms }),
       ...(keys === undefined ? {} : { keys }),
     },
   };

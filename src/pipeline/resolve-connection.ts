@@ -42,6 +42,7 @@ export type ResolvedCatalog =
       readonly properties?: Readonly<Record<string, string>>;
       readonly auth?: ResolvedRestAuth;
       readonly accessDelegation?: 'vended-credentials';
+      readonly requestTimeoutMs?: number;
     }
   | {
       readonly type: 'glue';
@@ -56,6 +57,8 @@ export interface ResolvedS3Storage {
   readonly endpoint?: string;
   readonly region: string;
   readonly pathStyle: boolean;
+  readonly connectTimeoutMs?: number;
+  readonly idleTimeoutMs?: number;
   readonly keys?: AwsKeys;
 }
 
@@ -112,6 +115,7 @@ class Resolver {
           ...defined('properties', this.restProperties(spec)),
           ...defined('auth', auth),
           ...defined('accessDelegation', spec.accessDelegation),
+          ...defined('requestTimeoutMs', spec.requestTimeoutMs),
         };
       }
       case 'glue':
@@ -131,6 +135,8 @@ class Resolver {
       ...defined('endpoint', this.optional(spec.endpoint, (t) => this.url(t))),
       region: this.text(spec.region),
       pathStyle: spec.pathStyle,
+      ...defined('connectTimeoutMs', spec.connectTimeoutMs),
+      ...defined('idleTimeoutMs', spec.idleTimeoutMs),
       ...defined('keys', this.optional(spec.keys, (k) => this.keys(k))),
     };
   }

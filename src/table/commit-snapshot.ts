@@ -33,6 +33,7 @@ import { ManifestMerge, type ManifestRewrite } from './manifest-merge.js';
 import { checkManifestsPresent } from './manifest-presence.js';
 import { manifestsOf } from './scan.js';
 import { settle, writeAddedManifests, type PendingManifest } from './pending-manifests.js';
+import type { CommitNoticeKind, CommitNoticeSink } from './commit-notice.js';
 import { backoffMs, retryPolicy, type RetryPolicy } from './retry-policy.js';
 import { ManifestRewrites, writeRowDeltaManifests, type RowDelta } from './row-delta.js';
 import { planOverwrite, summaryFor, type RemovedSet } from './snapshot-changes.js';
@@ -80,6 +81,8 @@ export interface SnapshotCommitRequest {
    * merged with the ones other writers committed).
    */
   readonly fence?: CommitFence;
+  /** Told about lost answers and how they were settled, 409 retries and fenced commits (commit-notice.ts). */
+  readonly onNotice?: CommitNoticeSink;
 }
 
 /** See SnapshotCommitRequest.fence. */
@@ -139,8 +142,22 @@ export async function commitSnapshot<T>(
   // Manifests carry the schema the data files were written with: the changed one, if any.
   const context = { io, metadata: staged(metadata), snapshotId, commitId };
   const rowDelta = rowDeltaOf(request);
+  const notify = (kind: CommitNoticeKind, attempt: number, table: TableMetadata | undefined, message: string): void => {
+    const tableSnapshotId = table === undefined ? undefined : mainSnapshotId(table);
+    request.onNotice?.({ kind, table: formatIdentifier(request.identifier), snapshotId, ...(tableSnapshotId === undefined ? {} : { tableSnapshotId }), attempt, message });
+  };
+  const notifyFenced = (attempt: number, table: TableMetadata, refusal: unknown): void =>
+    notify('fenced', attempt, table, `snapshot ${snapshotId} was not committed: ${refusal instanceof Error ? refusal.message : String(refusal)}`);
+  const notifyApplied = (attempt: number, table: TableMetadata): void =>
+    notify('unknown-outcome-applied', attempt, table, `the answer to commit attempt ${attempt} was lost or wrong; the table holds its snapshot ${snapshotId}: it was applied`);
   // Decided before anything is written: a refusal of the first attempt leaves no file behind.
-  let fenced = request.fence?.(metadata) ?? {};
+  let fenced: Readonly<Record<string, string>>;
+  try {
+    fenced = request.fence?.(metadata) ?? {};
+  } catch (refusal) {
+    notifyFenced(1, metadata, refusal);
+    throw refusal;
+  }
   const first = summaryForAttempt(metadata, undefined);
   if (first instanceof CommitRefusal) return { kind: 'refused', detail: first.detail, metadata, attempts: 0, outcomeWasUnknown: false };
   let attemptProperties: Readonly<Record<string, string>> = first;
@@ -244,10 +261,18 @@ export async function commitSnapshot<T>(
       let reloaded: LoadedTable;
       if (error instanceof CommitStateUnknownError) {
         const found = await lookForSnapshot(request, snapshotId);
-        if (found.state === 'committed') return await landed(io, found, manifestLists, attempt);
+        if (found.state === 'committed') {
+          notifyApplied(retry, found.table.metadata);
+          return await landed(io, found, manifestLists, attempt);
+        }
         // Not there (yet): retrying with the same snapshot id is safe. Should the lost request
         // land later, one of the two fails its requirements and the next lookup finds ours.
-        if (found.state !== 'absent' || !withinBudget || request.base.create) throw error;
+        if (found.state !== 'absent' || !withinBudget || request.base.create) {
+          const why = found.state === 'absent' ? `the table lacks snapshot ${snapshotId} so far, and no attempt is left` : `the table could not be read to look for snapshot ${snapshotId}`;
+          notify('unknown-outcome-unresolved', retry, found.state === 'absent' ? found.table.metadata : undefined, `the answer to commit attempt ${retry} was lost; ${why}: the outcome stays unknown, the next run starts from what the table holds`);
+          throw error;
+        }
+        notify('unknown-outcome-not-applied', retry, found.table.metadata, `the answer to commit attempt ${retry} was lost; the table lacks its snapshot ${snapshotId} (current snapshot ${mainSnapshotId(found.table.metadata) ?? 'none'}): trying again with the same snapshot id`);
         outcomeWasUnknown = true;
         await sleep(backoffMs(policy, retry));
         reloaded = found.table;
@@ -257,7 +282,10 @@ export async function commitSnapshot<T>(
           // A refusal can follow an attempt that did land (a gateway answering 409 for a commit the
           // server applied): our files are deleted only once the table is known to lack our snapshot.
           const found = await lookForSnapshot(request, snapshotId);
-          if (found.state === 'committed') return await landed(io, found, manifestLists, attempt);
+          if (found.state === 'committed') {
+            notifyApplied(retry, found.table.metadata);
+            return await landed(io, found, manifestLists, attempt);
+          }
           if (found.state === 'absent' || found.state === 'missing-table') {
             await deleteQuietly(io, [...ownManifests(removed), ...manifestLists]);
           }
@@ -266,7 +294,13 @@ export async function commitSnapshot<T>(
           // fence throws) or only others (another process of a consumer group: it still applies,
           // but was written for a table that did not exist).
           if (request.base.create && found.state === 'absent' && request.fence !== undefined) {
-            request.fence(found.table.metadata);
+            try {
+              request.fence(found.table.metadata);
+            } catch (refusal) {
+              notifyFenced(retry, found.table.metadata, refusal);
+              throw refusal;
+            }
+            notifyFenced(retry, found.table.metadata, 'the table was created by another writer at the same time');
             throw new StalePositionsError(`${formatIdentifier(request.identifier)} was created by another writer at the same time; the batch is planned again on that table`, {
               cause: error,
               context: { table: formatIdentifier(request.identifier) },
@@ -277,7 +311,10 @@ export async function commitSnapshot<T>(
         await sleep(backoffMs(policy, retry));
         reloaded = await request.catalog.loadTable(request.identifier);
         const ours = snapshotById(reloaded.metadata, snapshotId);
-        if (ours !== undefined) return await landed(io, { state: 'committed', table: reloaded, snapshot: ours }, manifestLists, attempt);
+        if (ours !== undefined) {
+          notifyApplied(retry, reloaded.metadata);
+          return await landed(io, { state: 'committed', table: reloaded, snapshot: ours }, manifestLists, attempt);
+        }
       }
       const attemptBase = metadata;
       metadata = reloaded.metadata;
@@ -291,6 +328,7 @@ export async function commitSnapshot<T>(
       try {
         fenced = request.fence?.(metadata) ?? {};
       } catch (refusal) {
+        notifyFenced(retry + 1, metadata, refusal);
         await refuse(refusal);
       }
       if (layoutChange !== undefined && layoutMoved(attemptBase, metadata)) {
@@ -327,6 +365,9 @@ export async function commitSnapshot<T>(
         // The reloaded table lacks our snapshot (checked above); a lost attempt could still land, though.
         if (!outcomeWasUnknown) await deleteQuietly(io, [...ownManifests(removed), ...manifestLists]);
         return { kind: 'refused', detail: next.detail, metadata, attempts: attempt + 1, outcomeWasUnknown };
+      }
+      if (cause === 'conflict') {
+        notify('conflict-retry', retry, metadata, `commit attempt ${retry} of snapshot ${snapshotId} was refused: the table moved to snapshot ${mainSnapshotId(metadata) ?? 'none'}; trying again on it`);
       }
       attemptProperties = next;
     }

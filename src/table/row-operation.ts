@@ -5,6 +5,7 @@
  */
 import type { Catalog, TableIdentifier } from '../../catalog/catalog.js';
 import { CommitStateUnknownError } from '../errors.js';
+import type { CommitNoticeSink } from './commit-notice.js';
 import type { DataFile } from '../iceberg/data-file.js';
 import type { FileIO } from '../iceberg/file-io.js';
 import type { Snapshot, TableMetadata } from '../iceberg/table-metadata.js';
@@ -23,13 +24,16 @@ export interface RowOperationTarget {
   readonly summaryProperties?: Readonly<Record<string, string>>;
   /** Checked before every commit attempt (commit-snapshot.ts). */
   readonly fence?: CommitFence;
+  /** Told about lost answers, 409 retries and fenced commits (commit-notice.ts). */
+  readonly onNotice?: CommitNoticeSink;
 }
 
-/** What every commit of a row operation takes from its target: summary properties and fence. */
-export function targetCommitOptions(target: RowOperationTarget): Pick<SnapshotCommitRequest, 'summaryProperties' | 'fence'> {
+/** What every commit of a row operation takes from its target: summary properties, fence and notices. */
+export function targetCommitOptions(target: RowOperationTarget): Pick<SnapshotCommitRequest, 'summaryProperties' | 'fence' | 'onNotice'> {
   return {
     ...(target.summaryProperties === undefined ? {} : { summaryProperties: target.summaryProperties }),
     ...(target.fence === undefined ? {} : { fence: target.fence }),
+    ...(target.onNotice === undefined ? {} : { onNotice: target.onNotice }),
   };
 }
 

@@ -1,8 +1,8 @@
 /**
  * A loopback HTTP proxy between a client and a real server, scriptable per request: a rule
  * matches a method and path and fires on chosen occurrences, answering without forwarding,
- * forwarding and then dropping the connection, or forwarding and then answering something other
- * than what the server said. Optionally it is also an OAuth2 token endpoint (client credentials)
+ * forwarding and then dropping the connection, forwarding and then answering something other
+ * than what the server said, or forwarding only after a delay. Optionally it is also an OAuth2 token endpoint (client credentials)
  * that demands a live bearer token on every other call, so token expiry and revocation can be
  * tested against a server that itself has no auth.
  */
@@ -18,7 +18,9 @@ export type FaultAction =
   /** Forward, swallow the server's answer and send this status instead. */
   | { readonly kind: 'forward-then-respond'; readonly status: number; readonly errorType?: string }
   /** Revoke every token issued so far, then treat the request as usual (so it is refused for its token). */
-  | { readonly kind: 'revoke-tokens' };
+  | { readonly kind: 'revoke-tokens' }
+  /** Hold the request this long, then forward it (a request delivered late, after its client gave up) and answer if the client still listens. */
+  | { readonly kind: 'delay-then-forward'; readonly ms: number };
 
 export interface FaultRule {
   readonly method: string;
@@ -153,6 +155,7 @@ export class FaultProxy {
       }
     }
 
+    if (action?.kind === 'delay-then-forward') await new Promise((resolve) => setTimeout(resolve, action.ms));
     const answer = await this.forward(method, url, req.headers, body);
     if (action?.kind === 'forward-then-drop') {
       res.socket?.destroy();

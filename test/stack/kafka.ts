@@ -34,13 +34,24 @@ export async function kafkaClasspath(): Promise<string[]> {
   return mavenClasspath(`kafka-${KAFKA_VERSION}`, ARTIFACTS);
 }
 
-export async function startKafka(): Promise<RunningService & { brokers: string }> {
+/**
+ * A listener for clients that reach the broker through something in between (a test's TCP proxy):
+ * it listens on `port` and tells clients to connect to `advertisedPort`, while the broker itself
+ * keeps using its own listener.
+ */
+export interface ProxiedListener {
+  readonly port: number;
+  readonly advertisedPort: number;
+}
+
+/** `proxied`: a broker of a test's own whose clients all pass through a proxy (their bootstrap address is the proxy's). */
+export async function startKafka(options: { readonly proxied?: ProxiedListener } = {}): Promise<RunningService & { brokers: string }> {
   const classpath = (await kafkaClasspath()).join(':');
   const [brokerPort, controllerPort] = await twoFreePorts();
   const dir = runDir(`kafka-${brokerPort}`);
   const serverProperties = join(dir, 'server.properties');
   const log4jConfig = join(dir, 'log4j2.properties');
-  writeFileSync(serverProperties, serverConfig(brokerPort, controllerPort, join(dir, 'data')));
+  writeFileSync(serverProperties, serverConfig(brokerPort, controllerPort, join(dir, 'data'), options.proxied));
   writeFileSync(log4jConfig, LOG4J2_CONFIG);
   // C1 only and the serial collector: a test broker starts sooner and takes less of a 2-core machine.
   const jvm = ['-Xmx512m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Djava.awt.headless=true', `-Dlog4j2.configurationFile=${log4jConfig}`, '-cp', classpath];
@@ -59,13 +70,18 @@ export async function startKafka(): Promise<RunningService & { brokers: string }
   };
 }
 
-function serverConfig(brokerPort: number, controllerPort: number, logDirs: string): string {
+function serverConfig(brokerPort: number, controllerPort: number, logDirs: string, proxied: ProxiedListener | undefined): string {
+  const external = proxied === undefined ? { listener: '', advertised: '', protocol: '' } : {
+    listener: `,PROXIED://127.0.0.1:${proxied.port}`,
+    advertised: `,PROXIED://127.0.0.1:${proxied.advertisedPort}`,
+    protocol: ',PROXIED:PLAINTEXT',
+  };
   return `${[
     'process.roles=broker,controller',
     'node.id=1',
-    `listeners=PLAINTEXT://127.0.0.1:${brokerPort},CONTROLLER://127.0.0.1:${controllerPort}`,
-    `advertised.listeners=PLAINTEXT://127.0.0.1:${brokerPort}`,
-    'listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
+    `listeners=PLAINTEXT://127.0.0.1:${brokerPort},CONTROLLER://127.0.0.1:${controllerPort}${external.listener}`,
+    `advertised.listeners=PLAINTEXT://127.0.0.1:${brokerPort}${external.advertised}`,
+    `listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT${external.protocol}`,
     'inter.broker.listener.name=PLAINTEXT',
     'controller.listener.names=CONTROLLER',
     `controller.quorum.bootstrap.servers=127.0.0.1:${controllerPort}`,

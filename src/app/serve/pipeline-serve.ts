@@ -9,8 +9,8 @@
  * exits 0. A run that fails with a retryable error is logged and the next trigger starts again
  * from the committed positions; any other failure stops the service with the run's error (exit 1),
  * and a restart resumes from the committed positions. Between triggers the tables are maintained
- * by their policy, one action at a time (serve-maintenance.ts). /healthz, /readyz (catalog
- * reachable, first trigger done) and /metrics (per flow, per source partition and per maintenance
+ * by their policy, one action at a time (serve-maintenance.ts). /healthz, /readyz (catalog and
+ * Kafka reachable, first trigger done) and /metrics (per flow, per source partition and per maintenance
  * action) are served.
  */
 import { formatIdentifier } from '../../../catalog/catalog.js';
@@ -34,6 +34,7 @@ import { ServedStreams } from './served-streams.js';
 import { lagOf, ServeStatus } from './serve-status.js';
 import { Readiness } from './readiness.js';
 import { OutageTracker } from './outage.js';
+import { kafkaProbe } from './kafka-probe.js';
 
 export interface PipelineServeRequest {
   /** Where the tables live: the pipeline's catalog and storage blocks. */
@@ -94,7 +95,8 @@ export async function servePipeline(request: PipelineServeRequest): Promise<void
     const stop = new AbortController();
     const probeNamespace = graph.datasets.flatMap((d) => (isTableDataset(d) ? [d.table.identifier.namespace] : []))[0] ?? ['default'];
     const outages = new OutageTracker({ logger, ...(request.outageGiveUpMs === undefined ? {} : { giveUpAfterMs: request.outageGiveUpMs }) });
-    const readiness = new Readiness({ probeCatalog: () => opened.catalog.namespaceExists(probeNamespace) });
+    const probeKafka = kafkaProbe(graph, request.env ?? process.env, PROBE_TIMEOUT_MS);
+    const readiness = new Readiness({ probeCatalog: () => opened.catalog.namespaceExists(probeNamespace), ...(probeKafka === undefined ? {} : { probeKafka }), timeoutMs: PROBE_TIMEOUT_MS });
     await readiness.probe();
     readiness.start();
     const http = await startHttpServer(request.httpHost, request.httpPort, {
@@ -165,6 +167,9 @@ export async function servePipeline(request: PipelineServeRequest): Promise<void
   });
 }
 
+/** How long a readiness probe of the catalog or of Kafka waits for its answer. */
+const PROBE_TIMEOUT_MS = 2_000;
+
 /** Failures that only mean another writer committed first. */
 const LOST_RACE: ReadonlySet<string> = new Set(['COMMIT_CONFLICT']);
 
@@ -174,6 +179,15 @@ function logEvent(logger: Logger, event: RunEvent): void {
     logger.log('info', 'batch committed', { flow: event.flow, batch: event.batch, rowsRead, rowsWritten, lateRows });
   } else if (event.phase === 'flow-completed' && event.skipped === undefined && event.snapshotId !== undefined) {
     logger.log('info', 'flow committed', { flow: event.flow, rowsWritten: event.counts.rowsWritten, snapshotId: String(event.snapshotId) });
+  } else if (event.phase === 'commit-warning') {
+    logger.log('warn', `commit: ${event.message}`, {
+      flow: event.flow,
+      table: event.target,
+      kind: event.kind,
+      snapshotId: String(event.snapshotId),
+      ...(event.tableSnapshotId === undefined ? {} : { tableSnapshotId: String(event.tableSnapshotId) }),
+      attempt: event.attempt,
+    });
   } else if (event.phase === 'failed') {
     logger.log('error', 'run failed', { ...(event.flow === undefined ? {} : { flow: event.flow }), code: event.error.code, error: event.error.message });
   }

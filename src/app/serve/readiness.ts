@@ -1,10 +1,10 @@
 /**
- * Whether `thund serve` can make progress, known before anyone asks: the catalog is probed in the
- * background (every few seconds, each probe bounded by a timeout) and every trigger's outcome says
- * whether Kafka, the catalog or storage held it up. /readyz, /metrics and /status read the last
+ * Whether `thund serve` can make progress, known before anyone asks: the catalog and the Kafka
+ * brokers are probed in the background (every few seconds, each probe bounded by a timeout) and
+ * every trigger's outcome says whether Kafka, the catalog or storage held it up. /readyz, /metrics and /status read the last
  * known state, so they answer at once whatever a dependency is doing.
  *
- * Not ready, with the reasons: `catalog` (the last probe failed or did not answer in time),
+ * Not ready, with the reasons: `catalog` or `kafka` (its last probe failed or did not answer in time),
  * `assigning` (no trigger has completed yet: joining the group, reading the first batch),
  * `kafka`, `storage` or `catalog` (the last trigger failed on it), `failing` (the last trigger
  * failed on something else).
@@ -22,6 +22,8 @@ export interface ReadinessState {
 export interface ReadinessOptions {
   /** Any answer, yes or no, means the catalog is reachable; a rejection or no answer in time, not. */
   readonly probeCatalog: () => Promise<unknown>;
+  /** Resolves when the Kafka brokers answer; absent for a pipeline without Kafka sources. */
+  readonly probeKafka?: () => Promise<unknown>;
   readonly intervalMs?: number;
   readonly timeoutMs?: number;
 }
@@ -36,6 +38,7 @@ export function failedDependency(error: RunError): NotReadyReason {
 
 export class Readiness {
   private catalogReachable = false;
+  private kafkaReachable = true;
   private probed = false;
   private firstTriggerDone = false;
   private lastTriggerFailure: NotReadyReason | undefined;
@@ -55,18 +58,26 @@ export class Readiness {
     if (this.timer !== undefined) clearInterval(this.timer);
   }
 
-  /** One probe of the catalog, bounded by the timeout; a probe still waiting is not doubled. */
+  /** One probe of the catalog and of Kafka, each bounded by the timeout; a probe still waiting is not doubled. */
   async probe(): Promise<void> {
     if (this.probing) return;
     this.probing = true;
-    let timeout: NodeJS.Timeout | undefined;
     try {
-      const timedOut = new Promise<boolean>((resolve) => (timeout = setTimeout(() => resolve(false), this.options.timeoutMs ?? 2_000)));
-      this.catalogReachable = await Promise.race([this.options.probeCatalog().then(() => true, () => false), timedOut]);
+      const { probeKafka } = this.options;
+      [this.catalogReachable, this.kafkaReachable] = await Promise.all([this.answers(this.options.probeCatalog), probeKafka === undefined ? true : this.answers(probeKafka)]);
       this.probed = true;
     } finally {
-      clearTimeout(timeout);
       this.probing = false;
+    }
+  }
+
+  private async answers(probe: () => Promise<unknown>): Promise<boolean> {
+    let timeout: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<boolean>((resolve) => (timeout = setTimeout(() => resolve(false), this.options.timeoutMs ?? 2_000)));
+    try {
+      return await Promise.race([probe().then(() => true, () => false), timedOut]);
+    } finally {
+      clearTimeout(timeout);
     }
   }
 
@@ -82,11 +93,18 @@ export class Readiness {
   state(): ReadinessState {
     const reasons: NotReadyReason[] = [];
     if (!this.catalogReachable) reasons.push('catalog');
+    if (!this.kafkaReachable) reasons.push('kafka');
     if (!this.firstTriggerDone) reasons.push('assigning');
     if (this.lastTriggerFailure !== undefined && !reasons.includes(this.lastTriggerFailure)) reasons.push(this.lastTriggerFailure);
     return {
       ready: reasons.length === 0,
-      checks: { catalog: this.catalogReachable, catalogProbed: this.probed, firstTrigger: this.firstTriggerDone, lastTrigger: this.lastTriggerFailure === undefined },
+      checks: {
+        catalog: this.catalogReachable,
+        ...(this.options.probeKafka === undefined ? {} : { kafka: this.kafkaReachable }),
+        catalogProbed: this.probed,
+        firstTrigger: this.firstTriggerDone,
+        lastTrigger: this.lastTriggerFailure === undefined,
+      },
       reasons,
     };
   }

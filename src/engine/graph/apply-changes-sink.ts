@@ -124,6 +124,7 @@ class ApplyChangesSink implements BatchSink {
       summaryProperties: summary,
       ...(target.table.partitioning.length === 0 ? {} : { partitionedBy: target.table.partitioning }),
       ...(fence === undefined ? {} : { fence }),
+      ...(this.context.commitNotice === undefined ? {} : { onNotice: this.context.commitNotice }),
     };
     // A new table takes all the operator's target rows; a full refresh replaces the table's rows with them.
     if (!exists || this.replacePending) {

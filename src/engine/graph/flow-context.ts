@@ -8,6 +8,7 @@ import type { OffsetStreamConnector } from '../../../connectors/source.js';
 import type { FlowCounts } from '../run-events.js';
 import type { DuckDbSession } from '../../duckdb/session.js';
 import type { FileIO } from '../../iceberg/file-io.js';
+import type { CommitNoticeSink } from '../../table/commit-notice.js';
 import type { TableDataset } from '../../pipeline/ir/dataset.js';
 import type { Flow } from '../../pipeline/ir/flow.js';
 import type { PipelineGraph } from '../../pipeline/ir/graph.js';
@@ -31,6 +32,8 @@ export interface FlowContext {
   readonly tempDir: string;
   /** Reports a committed micro-batch (streaming flows) as a flow-progress event, with the snapshot it committed. */
   progress(batch: number, counts: FlowCounts, snapshotId?: bigint): void;
+  /** Reports what a commit had to settle (a lost answer, a 409 retry, a fence) as a commit-warning event. */
+  readonly commitNotice?: CommitNoticeSink;
   readonly signal?: AbortSignal;
   /** Opens the Kafka sources a streaming flow reads; absent, such a flow is refused. */
   readonly streams?: OffsetStreamConnector;

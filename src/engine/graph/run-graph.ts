@@ -207,6 +207,8 @@ async function runOne(step: FlowStep): Promise<FlowRan> {
       tempDir,
       progress: (batch, counts, snapshotId) =>
         request.emit({ at: Date.now(), pipeline: graph.name, phase: 'flow-progress', flow: flow.name, batch, counts, ...(snapshotId === undefined ? {} : { snapshotId }) }),
+      commitNotice: ({ kind, table, snapshotId, tableSnapshotId, attempt, message }) =>
+        request.emit({ at: Date.now(), pipeline: graph.name, phase: 'commit-warning', flow: flow.name, target: table, kind, snapshotId, ...(tableSnapshotId === undefined ? {} : { tableSnapshotId }), attempt, message }),
       ...(request.signal === undefined ? {} : { signal: request.signal }),
       ...(request.streams === undefined ? {} : { streams: request.streams }),
     };

@@ -17,11 +17,13 @@ const kafka = new Kafka({ clientId: 'thund-it-kafka-pipelines', brokers, logLeve
 /** The example's events of file `part` in file order, as Debezium JSON values keyed by id (examples/kafka_cdc's producer). */
 export const changeEvents = (part: number): Promise<{ key: string; value: string | null }[]> => debeziumRecords(part);
 
+/** Produces to the test stack's broker, or to the broker of `via`. */
 export async function produce(
   topic: string,
   records: readonly { key: string | null; value: string | null; partition?: number; timestamp?: number; headers?: Record<string, string | string[]> }[],
+  via: Kafka = kafka,
 ): Promise<void> {
-  const producer = kafka.producer({ allowAutoTopicCreation: false });
+  const producer = via.producer({ allowAutoTopicCreation: false });
   await producer.connect();
   try {
     for (let i = 0; i < records.length; i += 500) {

@@ -35,9 +35,10 @@ export interface ReadRecord {
   readonly rawValue: string;
 }
 
-export async function createTopic(prefix: string, partitions: number): Promise<string> {
+/** A new topic on the test stack's broker, or on the broker of `via`. */
+export async function createTopic(prefix: string, partitions: number, via: Kafka = kafka): Promise<string> {
   const topic = unique(prefix);
-  const admin = kafka.admin();
+  const admin = via.admin();
   await admin.connect();
   try {
     await admin.createTopics({ topics: [{ topic, numPartitions: partitions, replicationFactor: 1 }], waitForLeaders: true });

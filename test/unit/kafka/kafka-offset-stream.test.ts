@@ -105,3 +105,43 @@ it('bounds a read by the key and value bytes fetched, not by the staged lines th
   fake.deliverFetched(fetched);
   expect(offsets(await reading)).toEqual(['0@0', '0@1']);
 });
+
+it('a client that gave up fails the read in progress; the next read starts a new client at the range asked for', async () => {
+  const clients: FakeConsumerClient[] = [];
+  const recovering = new KafkaOffsetStream({
+    settings: { topics: ['t'], brokers: ['127.0.0.1:1'], decoder: new JsonDecoder(), checkJson: true, readAheadBytes: 16 * 1024 * 1024 },
+    reader: 'p.f',
+    client: () => {
+      const client = new FakeConsumerClient();
+      client.bounds.set('t', [{ partition: 0, low: 0n, high: 100n }]);
+      clients.push(client);
+      return client;
+    },
+  });
+  const deliverOnce = async (client: () => FakeConsumerClient, from: number): Promise<void> => {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    client().assign([P0]);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    client().deliver(P0, BigInt(from), [from, from + 1].map(json));
+  };
+  try {
+    const reading = recovering.read([range(P0, 0, 2)], LIMITS);
+    await deliverOnce(() => clients[0]!, 0);
+    expect(offsets(await reading)).toEqual(['0@0', '0@1']);
+
+    // Failing in the middle of a read fails that read.
+    const failing = recovering.read([range(P0, 2, 4)], LIMITS);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    clients[0]!.fail(new Error('Connection error: connect ECONNREFUSED'));
+    await expect(failing).rejects.toThrow(/Kafka consumer stopped: Connection error/);
+    expect(clients[0]!.stopped).toBe(false);
+
+    const again = recovering.read([range(P0, 2, 4)], LIMITS);
+    await deliverOnce(() => clients[1]!, 2);
+    expect(offsets(await again)).toEqual(['0@2', '0@3']);
+    expect(clients).toHaveLength(2);
+    expect(clients[0]!.stopped).toBe(true);
+  } finally {
+    await recovering.close();
+  }
+});

@@ -159,7 +159,7 @@ describe('catalog and storage blocks: errors name file:line:column and the field
 
   it('a misspelt field gets a suggestion', () => {
     expect(specError('catalog:', '  type: rest', '  uri: http://x', '  warehous: w').message).toMatch(
-      new RegExp(`^${FILE}:16:3: catalog\\.warehous: unknown field "warehous" in a rest catalog \\(did you mean warehouse\\?\\); allowed: type, name, uri, warehouse, prefix, properties, auth, access_delegation$`),
+      new RegExp(`^${FILE}:16:3: catalog\\.warehous: unknown field "warehous" in a rest catalog \\(did you mean warehouse\\?\\); allowed: type, name, uri, warehouse, prefix, properties, auth, access_delegation, request_timeout_ms$`),
     );
   });
 

@@ -75,6 +75,15 @@ describe('resolveConnection', () => {
     });
   });
 
+  it('request timeouts of the catalog and of S3 pass through; one out of bounds is refused at its field', () => {
+    const timeouts = ['catalog: { type: rest, uri: http://127.0.0.1:8181, request_timeout_ms: 5000 }', 'storage: { s3: { region: us-east-1, connect_timeout_ms: 1000, idle_timeout_ms: 2000 } }'];
+    expect(resolve({}, ...timeouts)).toEqual({
+      catalog: { type: 'rest', uri: 'http://127.0.0.1:8181', requestTimeoutMs: 5000 },
+      s3: { region: 'us-east-1', pathStyle: false, connectTimeoutMs: 1000, idleTimeoutMs: 2000 },
+    });
+    expect(() => resolve({}, 'catalog: { type: rest, uri: http://127.0.0.1:8181, request_timeout_ms: 10 }')).toThrow(/request_timeout_ms must be at least 100/);
+  });
+
   it('one spec, two stacks: only the environment differs', () => {
     const other = { ...REST_ENV, REST_URI: 'https://catalog.prod.example.com', S3_HOST: 's3.prod.example.com' };
     const resolved = resolve(other, ...REST_BLOCK);

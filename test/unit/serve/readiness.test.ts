@@ -27,6 +27,21 @@ describe('Readiness', () => {
     expect(readiness.state().ready).toBe(true);
   });
 
+  it('names kafka while its brokers do not answer in time, and is ready again once they do', async () => {
+    let brokersAnswer = false;
+    const readiness = new Readiness({
+      probeCatalog: () => Promise.resolve(true),
+      probeKafka: () => (brokersAnswer ? Promise.resolve() : new Promise(() => undefined)),
+      timeoutMs: 50,
+    });
+    readiness.triggerCompleted();
+    await readiness.probe();
+    expect(readiness.state()).toMatchObject({ ready: false, reasons: ['kafka'], checks: { catalog: true, kafka: false } });
+    brokersAnswer = true;
+    await readiness.probe();
+    expect(readiness.state()).toMatchObject({ ready: true, reasons: [], checks: { kafka: true } });
+  });
+
   it('maps a failed trigger to the dependency its code names', () => {
     const of = (code: string) => failedDependency({ code, message: '', retryable: true });
     expect([of('STORAGE'), of('KAFKA_SOURCE'), of('REST_NETWORK'), of('REST_503'), of('GLUE'), of('COMMIT_STATE_UNKNOWN'), of('FLOW')]).toEqual([

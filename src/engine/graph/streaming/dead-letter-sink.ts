@@ -10,6 +10,7 @@ import type { DuckDbSession } from '../../../duckdb/session.js';
 import type { DataFile } from '../../../iceberg/data-file.js';
 import type { FileIO } from '../../../iceberg/file-io.js';
 import { CommitConflictError } from '../../../errors.js';
+import type { CommitNoticeSink } from '../../../table/commit-notice.js';
 import { DEAD_LETTER_SCHEMA, stageDeadLetters } from './dead-letters.js';
 import { commitWithPositions } from './positioned-commit.js';
 import type { TablePositions } from './table-positions.js';
@@ -23,6 +24,8 @@ export interface DeadLetterSinkOptions {
   readonly deadLetterTarget: TableIdentifier;
   readonly tempDir: string;
   onConflict?(): void;
+  /** Told about lost answers, 409 retries and fenced commits (commit-notice.ts). */
+  readonly onNotice?: CommitNoticeSink;
 }
 
 const STAGED = 'thund_dead_letters';
@@ -58,6 +61,7 @@ export class DeadLetterSink {
           return { kind: 'stale', reason: 'dead letters of these partitions were landed meanwhile' };
         },
         ...(this.options.onConflict === undefined ? {} : { onConflict: this.options.onConflict }),
+        ...(this.options.onNotice === undefined ? {} : { onNotice: this.options.onNotice }),
       });
       if (outcome.kind === 'committed') {
         this.table = outcome.table;

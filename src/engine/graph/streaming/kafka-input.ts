@@ -39,7 +39,14 @@ export function kafkaInput(context: FlowContext, source: SourceDataset, connecto
   const learned = new LearnedColumns();
   const deadLetterTable = deadLetterTableOf(context, source);
   const landDeadLetters = async (letters: readonly DeadLetterCandidate[], ranges: readonly PositionRange[]): Promise<void> => {
-    deadLetters ??= new DeadLetterSink({ catalog: context.catalog, io: context.catalog.tableIO?.(deadLetterTable) ?? context.io, session, deadLetterTarget: deadLetterTable, tempDir: context.tempDir });
+    deadLetters ??= new DeadLetterSink({
+      catalog: context.catalog,
+      io: context.catalog.tableIO?.(deadLetterTable) ?? context.io,
+      session,
+      deadLetterTarget: deadLetterTable,
+      tempDir: context.tempDir,
+      ...(context.commitNotice === undefined ? {} : { onNotice: context.commitNotice }),
+    });
     await deadLetters.land(letters, ranges);
   };
   return {

@@ -19,6 +19,7 @@ import type { TableMetadata } from '../../../iceberg/table-metadata.js';
 import type { TableUpdate } from '../../../iceberg/updates.js';
 import { CommitRefusal, commitSnapshot, isRefused } from '../../../table/commit-snapshot.js';
 import type { RetryPolicy } from '../../../table/retry-policy.js';
+import type { CommitNoticeSink } from '../../../table/commit-notice.js';
 import { TablePositions } from './table-positions.js';
 
 export type CommitDecision =
@@ -46,6 +47,8 @@ export interface PositionedCommitRequest {
   readonly maxAttempts?: number;
   /** Told about every lost race (for metrics). */
   onConflict?(): void;
+  /** Told about lost answers, 409 retries and fenced commits (commit-notice.ts). */
+  readonly onNotice?: CommitNoticeSink;
 }
 
 export type PositionedCommitOutcome =
@@ -86,6 +89,7 @@ export async function commitWithPositions(request: PositionedCommitRequest): Pro
     addedFiles: request.files,
     summaryProperties: request.summaryProperties,
     retryPolicy: racingWorkersPolicy(request.maxAttempts ?? DEFAULT_MAX_ATTEMPTS),
+    ...(request.onNotice === undefined ? {} : { onNotice: request.onNotice }),
     summaryForAttempt: (current, retry) => {
       if (retry === 'conflict') request.onConflict?.();
       const positions = TablePositions.of(current);

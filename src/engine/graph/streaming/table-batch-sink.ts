@@ -58,6 +58,7 @@ export class TableBatchSink implements BatchSink {
       summaryProperties: { ...summary, ...checkpoint },
       ...(target.table.partitioning.length === 0 ? {} : { partitionedBy: target.table.partitioning }),
       ...(fence === undefined ? {} : { fence }),
+      ...(this.context.commitNotice === undefined ? {} : { onNotice: this.context.commitNotice }),
     });
     this.written += 1;
     return { snapshotId: result.snapshot.snapshotId, rowsWritten: rows, lateRows: 0 };
