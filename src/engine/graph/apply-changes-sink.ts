@@ -64,6 +64,10 @@ class ApplyChangesSink implements BatchSink {
     return this.operator.stateTables();
   }
 
+  derivedTables(): readonly string[] {
+    return this.operator.derivedTables();
+  }
+
   async write(
     relation: string,
     summary: Readonly<Record<string, string>>,

@@ -10,9 +10,10 @@ import { quoteIdentifier, type DuckDbSession } from '../../duckdb/session.js';
 import { DELETED_COLUMN, END_AT, parseApplyChangesOptions, SEQUENCE_COLUMN, START_AT, type ApplyChangesOptions, type ApplyChangesOptionsInput } from './cdc-options.js';
 import { normalizeChanges, type NormalizedChanges } from './cdc-normalize.js';
 import { atomically } from './atomic-batch.js';
-import { applyChangeSet, type ChangeSet, type ChangeStats } from './change-set.js';
+import type { ChangeSet, ChangeStats } from './change-set.js';
 import { computeScd1 } from './scd1.js';
 import { computeScd2, scd2StateColumns, type Scd2History } from './scd2.js';
+import { historyWatermark } from './scd2-in-order.js';
 import { identList, equalValues } from './sql.js';
 import type { StatefulOperator } from './state-checkpoint.js';
 
@@ -90,6 +91,8 @@ export class ApplyChanges implements StatefulOperator {
   readonly stateTable: string;
   readonly tombstoneTable: string;
   readonly absorbedTable: string;
+  /** SCD2: the history's watermark (scd2.ts Scd2History.watermark), a temp table derived from the state. */
+  readonly watermarkTable: string;
 
   constructor(
     private readonly session: DuckDbSession,
@@ -100,10 +103,15 @@ export class ApplyChanges implements StatefulOperator {
     this.stateTable = `${name}__state`;
     this.tombstoneTable = `${name}__tombstones`;
     this.absorbedTable = `${name}__absorbed`;
+    this.watermarkTable = `${name}__watermark`;
   }
 
   stateTables(): readonly string[] {
     return this.options.storedAsScdType === 1 ? [this.stateTable] : [this.stateTable, this.tombstoneTable, this.absorbedTable];
+  }
+
+  derivedTables(): readonly string[] {
+    return this.options.storedAsScdType === 1 ? [] : [this.watermarkTable];
   }
 
   /**
@@ -133,15 +141,21 @@ export class ApplyChanges implements StatefulOperator {
     const absorbed = quoteIdentifier(this.absorbedTable);
     await this.session.run(`CREATE TABLE IF NOT EXISTS ${tombstones} AS SELECT ${identList(this.options.keys)}, ${seq} FROM ${input} LIMIT 0`);
     await this.session.run(`CREATE TABLE IF NOT EXISTS ${absorbed} AS SELECT ${identList(normalized.columns)}, ${seq} FROM ${input} LIMIT 0`);
-    const history = { tombstones: this.tombstoneTable, absorbed: this.absorbedTable };
+    // Temp, so a batch that fails rolls it back with the state.
+    const watermark = quoteIdentifier(this.watermarkTable);
+    await this.session.run(`CREATE TEMP TABLE IF NOT EXISTS ${watermark} AS ${historyWatermark(this.stateTable, [this.tombstoneTable, this.absorbedTable])}`);
+    const history = { tombstones: this.tombstoneTable, absorbed: this.absorbedTable, watermark: this.watermarkTable };
     const result = await computeScd2(this.session, this.stateTable, normalized, this.options, this.name, history);
-    await applyChangeSet(this.session, this.stateTable, result.changeSet, scd2StateColumns(normalized.columns));
+    await result.applyTo(this.stateTable);
     await this.session.run(`INSERT INTO ${tombstones} SELECT * FROM ${quoteIdentifier(result.deleteEvents)}`);
     await this.session.run(
       `DELETE FROM ${absorbed} a WHERE EXISTS (SELECT 1 FROM ${quoteIdentifier(result.rebuiltFrom)} f WHERE ${equalValues(this.options.keys, 'f', 'a')} AND a.${seq} >= f.__from)`,
     );
     await this.session.run(
       `INSERT INTO ${absorbed} (${identList(normalized.columns)}, ${seq}) SELECT ${identList(normalized.columns)}, ${seq} FROM ${quoteIdentifier(result.absorbedEvents)}`,
+    );
+    await this.session.run(
+      `UPDATE ${watermark} w SET m = CASE WHEN w.m IS NULL OR b.hi > w.m THEN b.hi ELSE w.m END FROM (SELECT max(${seq}) AS hi FROM ${input}) b WHERE b.hi IS NOT NULL`,
     );
     return { changeSet: result.changeSet, stats: result.stats };
   }
