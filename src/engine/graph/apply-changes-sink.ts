@@ -138,6 +138,8 @@ class ApplyChangesSink implements BatchSink {
     const result = await runFlow({
       ...write,
       sql: `SELECT * FROM ${quoteIdentifier(changeSet.inserts)}`,
+      // The change set's tables stay as they are until the batch's transaction ends.
+      stableSql: true,
       mode: 'upsert',
       keys: changeSet.deleteKeyColumns,
       deleteKeys: { sql: `SELECT * FROM ${quoteIdentifier(changeSet.deletes)}`, commitEmpty: true },
