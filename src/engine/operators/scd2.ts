@@ -25,7 +25,7 @@ import { InvalidInputError } from '../../errors.js';
 import { quoteIdentifier, type DuckDbSession } from '../../duckdb/session.js';
 import { END_AT, OP_COLUMN, SEQUENCE_COLUMN, START_AT, type ApplyChangesOptions } from './cdc-options.js';
 import { applyChangeSet, type ChangeSet, type ChangeStats } from './change-set.js';
-import type { NormalizedChanges } from './cdc-normalize.js';
+import { rejectDuplicateSequences, type NormalizedChanges } from './cdc-normalize.js';
 import { applyInOrderChanges, historyWatermark, inOrderChanges, splitInOrderEvents, takesInOrderEvents } from './scd2-in-order.js';
 import { countRows, equalValues, identList } from './sql.js';
 
@@ -109,6 +109,8 @@ export async function computeScd2(
         : historyWatermark(state, history === undefined ? [] : [history.tombstones, history.absorbed]);
     await splitInOrderEvents(session, { state, input: changes.relation, columns: cols, keys, watermark, tables: shortcut });
   }
+  // A key with two events at one sequence value has more than one event, so the rest holds them.
+  if (!changes.duplicatesChecked) await rejectDuplicateSequences(session, shortcut?.rest ?? changes.relation, options);
   const input = quoteIdentifier(shortcut?.rest ?? changes.relation);
 
   // Versions that ended before a key's earliest event in this batch cannot change, so only the
