@@ -36,7 +36,6 @@ export class StatementProfile {
 
   private add(sql: string, wall: number, cpu: number): void {
     if (this.phase === '') return;
-    if (process.env['TRACE'] !== undefined && sql.includes(process.env['TRACE'])) console.log(`${this.phase} ${wall.toFixed(3)} s ${cpu.toFixed(3)} CPU s`);
     const shape = sql
       .replace(/\s+/g, ' ')
       .replace(/'[^']*'/g, "'…'")
