@@ -7,7 +7,7 @@
  * DuckDB runs under --memory-limit, so the peak RSS shows what the work needs rather than what
  * DuckDB keeps cached; tables the bench is done with are dropped.
  *
- *   npx tsx bench/cdc/run.ts [--changes 1000000] [--keys 100000] [--batches 10] [--memory-limit 256MB]
+ *   npx tsx bench/cdc/run.ts [--changes 1000000] [--keys 100000] [--batches 10] [--memory-limit 256MB] [--threads N] [--profile]
  *
  * Events: the first `keys` events create each key (op c), then updates (op u) and every 50th a
  * delete (op d) on keys spread by a multiplicative hash; the sequence is source.lsn. One event in
@@ -26,16 +26,18 @@ import type { TableDataset } from '../../src/pipeline/ir/dataset.js';
 import type { ApplyChangesFlow } from '../../src/pipeline/ir/flow.js';
 import { UNKNOWN_ORIGIN } from '../../src/pipeline/ir/origin.js';
 import { openTableRows } from '../../src/table/table-rows.js';
+import { StatementProfile } from './statement-profile.js';
 
 const { values } = parseArgs({
-  options: { changes: { type: 'string', default: '1000000' }, keys: { type: 'string', default: '100000' }, batches: { type: 'string', default: '10' }, 'memory-limit': { type: 'string', default: '256MB' } },
+  options: { changes: { type: 'string', default: '1000000' }, keys: { type: 'string', default: '100000' }, batches: { type: 'string', default: '10' }, 'memory-limit': { type: 'string', default: '256MB' }, threads: { type: 'string' }, profile: { type: 'boolean', default: false } },
 });
 const changes = Number(values.changes);
 const keys = Number(values.keys);
 const batches = Number(values.batches);
 const perBatch = Math.ceil(changes / batches);
 
-const session = await DuckDbSession.open({ memoryLimit: values['memory-limit'] });
+const session = await DuckDbSession.open({ memoryLimit: values['memory-limit'], ...(values.threads === undefined ? {} : { threads: Number(values.threads) }) });
+const profile = values.profile ? new StatementProfile(session) : undefined;
 const image = `{'id': key, 'name': 'name-' || (i % 1000)::VARCHAR, 'amount': (i % 997)::DOUBLE, 'updated_ms': 1700000000000 + i}`;
 await session.run(
   `CREATE TABLE events AS
@@ -59,6 +61,7 @@ const cpuSeconds = (since: NodeJS.CpuUsage): number => {
   const used = process.cpuUsage(since);
   return (used.user + used.system) / 1e6;
 };
+profile?.start('operator');
 const started = performance.now();
 const operatorCpu = process.cpuUsage();
 let ignored = 0;
@@ -71,6 +74,7 @@ const operatorCpuSeconds = cpuSeconds(operatorCpu);
 
 // The floor: the same SCD2 rules (a version opens after nothing, after a delete, or when a value
 // changes; it ends at the key's next event) as one statement over all events at once.
+profile?.start('floor');
 const floorStarted = performance.now();
 const floorCpu = process.cpuUsage();
 await session.run(
@@ -128,11 +132,13 @@ const sink = await createApplyChangesSink({
   tempDir: warehouse,
   progress: () => undefined,
 });
+profile?.start('end to end');
 const sinkStarted = performance.now();
 const sinkCpu = process.cpuUsage();
 for (let b = 0; b < batches; b++) await sink.write(`batch_${b}`, { 'thund.checkpoint.customers_history': `batch-${b}` });
 const sinkSeconds = (performance.now() - sinkStarted) / 1000;
 const sinkCpuSeconds = cpuSeconds(sinkCpu);
+profile?.start('');
 for (let b = 0; b < batches; b++) await session.run(`DROP TABLE batch_${b}`);
 const { metadata } = await catalog.loadTable({ namespace: ['lake'], name: 'customers_history' });
 const landed = await openTableRows({ session, io, metadata });
@@ -161,6 +167,7 @@ console.log(`end to end (sink → Iceberg, ${batches} snapshots): ${sinkSeconds.
 console.log(`ratio operator/floor: ${(floorSeconds / operatorSeconds).toFixed(2)} wall, ${(floorCpuSeconds / operatorCpuSeconds).toFixed(2)} CPU; end to end/floor: ${(floorSeconds / sinkSeconds).toFixed(2)} wall, ${(floorCpuSeconds / sinkCpuSeconds).toFixed(2)} CPU`);
 console.log(`result rows: operator ${check?.['operator_rows']}, floor ${check?.['floor_rows']}, current ${check?.['current_rows']}, Iceberg ${check?.['sink_rows']}; differing: ${check?.['only_operator']} / ${check?.['only_floor']}, Iceberg ${check?.['only_sink']} / ${check?.['floor_not_landed']}`);
 console.log(`peak RSS: ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`);
+if (profile !== undefined) console.log(profile.report());
 if (check?.['only_operator'] !== 0 || check?.['only_floor'] !== 0 || check?.['only_sink'] !== 0 || check?.['floor_not_landed'] !== 0) {
   console.error('operator, floor and Iceberg table disagree');
   process.exitCode = 1;

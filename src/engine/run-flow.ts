@@ -62,6 +62,11 @@ export interface FlowRunRequest {
   readonly keys?: readonly string[];
   /** An upsert's rows to delete, named apart from the rows `sql` adds (an apply-changes change set). */
   readonly deleteKeys?: DeleteKeys;
+  /**
+   * `sql` reads only tables nothing changes while the flow writes, so every read gives the same
+   * rows: an upsert reads it where it is rather than copying the rows first (UpsertRequest.stableSource).
+   */
+  readonly stableSql?: boolean;
   readonly tableProperties: Readonly<Record<string, string>>;
   readonly summaryProperties: Readonly<Record<string, string>>;
   /** The partitioning the table should have; undefined leaves an existing table's spec as it is. */
@@ -180,6 +185,7 @@ async function upsertOnce(request: FlowRunRequest, output: FlowOutput, keys: rea
     query: target.query,
     ...(target.layoutChange === undefined ? {} : { layoutChange: target.layoutChange }),
     ...(request.deleteKeys === undefined ? {} : { deleteKeys: request.deleteKeys }),
+    ...(request.stableSql === true ? { stableQuery: true } : {}),
     ...(request.fence === undefined ? {} : { fence: request.fence }),
     ...(request.onNotice === undefined ? {} : { onNotice: request.onNotice }),
   });

@@ -41,6 +41,8 @@ export interface UpsertInto {
   readonly query: string;
   readonly layoutChange?: LayoutChange;
   readonly deleteKeys?: DeleteKeys;
+  /** `query` gives the same rows every time it is read (UpsertRequest.stableSource). */
+  readonly stableQuery?: boolean;
   readonly fence?: CommitFence;
   readonly onNotice?: CommitNoticeSink;
 }
@@ -89,6 +91,7 @@ export async function upsertInto(request: UpsertInto): Promise<UpsertOutcome> {
       base: { metadata: request.metadata, create: request.create },
       ...(request.layoutChange === undefined ? {} : { layoutChange: request.layoutChange }),
       ...(request.deleteKeys === undefined ? {} : { deleteKeysQuery: request.deleteKeys.sql, commitEmpty: request.deleteKeys.commitEmpty }),
+      ...(request.stableQuery === true ? { stableSource: true } : {}),
     },
   );
   const after = await request.catalog.loadTable(request.identifier);

@@ -48,6 +48,12 @@ export interface UpsertRequest {
    * repeat; none may be null). Absent: the source rows' keys, each of which may appear once.
    */
   readonly deleteKeysQuery?: string;
+  /**
+   * The source query gives the same rows every time it is read (it reads tables nothing changes
+   * meanwhile, no random or time functions): it is read where it is, as a view, rather than
+   * copied into a temp table first. The copy costs about what computing the rows does.
+   */
+  readonly stableSource?: boolean;
   /** Commit a snapshot even when nothing changes (it carries the summary properties, e.g. positions). */
   readonly commitEmpty?: boolean;
   /** What the operation is called in messages and the writer name; default `upsert on (keys)`. */
@@ -81,7 +87,7 @@ export async function upsert(target: RowOperationTarget, request: UpsertRequest)
   const matched = tempName('matched');
   let rows: Awaited<ReturnType<typeof openLiveRows>> | undefined;
   try {
-    await session.run(`CREATE TEMP TABLE ${source} AS ${request.sourceQuery}`);
+    await session.run(`CREATE TEMP ${request.stableSource === true ? 'VIEW' : 'TABLE'} ${source} AS ${request.sourceQuery}`);
     if (request.deleteKeysQuery === undefined) await checkSourceKeys(session, source, keys, subject);
     else await stageDeleteKeys(session, keys, request.deleteKeysQuery, deleteKeys, subject);
     if (base.create) return await createWithSource(target, { metadata, mode, writeData, source });
@@ -128,7 +134,8 @@ export async function upsert(target: RowOperationTarget, request: UpsertRequest)
     const addedRows = newRows.reduce((sum, file) => sum + file.recordCount, 0n);
     return { ...committed, mode, deletedRows: changes.deletedRows, addedRows, addedDataFiles, addedDeleteFiles: changes.addedDeleteFiles, removedDataFiles: changes.removedDataFiles };
   } finally {
-    await session.run(`DROP TABLE IF EXISTS ${source}; DROP TABLE IF EXISTS ${deleteKeys}; DROP TABLE IF EXISTS ${matched}`).catch(() => undefined);
+    const dropSource = `DROP ${request.stableSource === true ? 'VIEW' : 'TABLE'} IF EXISTS ${source}`;
+    await session.run(`${dropSource}; DROP TABLE IF EXISTS ${deleteKeys}; DROP TABLE IF EXISTS ${matched}`).catch(() => undefined);
     await rows?.release();
   }
 }

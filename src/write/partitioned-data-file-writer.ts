@@ -23,7 +23,7 @@ import { withoutUnknownColumns } from '../iceberg/duckdb-types.js';
 import { markTimestamptzNanos } from '../iceberg/parquet-utc-nanos.js';
 import { partitionPath } from '../iceberg/partition-values.js';
 import type { PartitionSpec } from '../iceberg/table-metadata.js';
-import { quoteIdentifier, quoteLiteral, type DuckDbSession } from '../duckdb/session.js';
+import { quoteIdentifier, quoteLiteral } from '../duckdb/session.js';
 import { metricsConfigFromProperties } from './data-file-metrics.js';
 import { dataFileFromStats } from './data-file-from-stats.js';
 import { writeDataFiles, type DataFileWriteRequest } from './data-file-writer.js';
@@ -33,6 +33,7 @@ import { maxPartitionCount, partitionLayout, partitionTupleOf, type PartitionLay
 import { rollOversizedFiles } from './roll-oversized-files.js';
 import { placeStagedFiles, stagedFileLocation, withStagingFolder, type StagedFile } from './staged-files.js';
 import { writeProperties, type WriteSettings } from './write-properties.js';
+import { withSetting } from '../duckdb/with-setting.js';
 
 export interface PartitionedWriteRequest extends Omit<DataFileWriteRequest, 'specId'> {
   /** The spec the files are written under (the table's default spec for new data). */
@@ -46,7 +47,7 @@ export async function writePartitionedDataFiles(request: PartitionedWriteRequest
   const settings = writeProperties(request.properties);
   const writeId = randomUUID();
   return withStagingFolder(request.io, request.dataLocation, writeId, async (folder) => {
-    const written = await withMaxOpenFiles(request.session, settings.partitionedMaxOpenFiles, () =>
+    const written = await withSetting(request.session, 'partitioned_write_max_open_files', settings.partitionedMaxOpenFiles, () =>
       copyPartitioned(request, layout, settings, folder),
     );
     const tupled = written
@@ -105,19 +106,6 @@ function needsClustering(layout: PartitionLayout, settings: WriteSettings): bool
   if (settings.distributionMode === 'none') return false;
   const bound = maxPartitionCount(layout);
   return bound === undefined || bound > settings.partitionedMaxOpenFiles;
-}
-
-/** Runs `body` with DuckDB's open-file cap for partitioned writes set, restoring it afterwards. */
-async function withMaxOpenFiles<T>(session: DuckDbSession, maxOpenFiles: number, body: () => Promise<T>): Promise<T> {
-  const [current] = await session.queryJson(`SELECT current_setting('partitioned_write_max_open_files') AS value`);
-  const previous = Number(current?.['value']);
-  await session.run(`SET partitioned_write_max_open_files = ${maxOpenFiles}`);
-  try {
-    return await body();
-  } finally {
-    if (Number.isSafeInteger(previous) && previous > 0) await session.run(`SET partitioned_write_max_open_files = ${previous}`);
-    else await session.run('RESET partitioned_write_max_open_files');
-  }
 }
 
 async function writeAllVoid(request: PartitionedWriteRequest, layout: PartitionLayout): Promise<DataFile[]> {

@@ -64,6 +64,10 @@ class ApplyChangesSink implements BatchSink {
     return this.operator.stateTables();
   }
 
+  derivedTables(): readonly string[] {
+    return this.operator.derivedTables();
+  }
+
   async write(
     relation: string,
     summary: Readonly<Record<string, string>>,
@@ -135,6 +139,8 @@ class ApplyChangesSink implements BatchSink {
     const result = await runFlow({
       ...write,
       sql: `SELECT * FROM ${quoteIdentifier(changeSet.inserts)}`,
+      // The change set's tables stay as they are until the batch's transaction ends.
+      stableSql: true,
       mode: 'upsert',
       keys: changeSet.deleteKeyColumns,
       deleteKeys: { sql: `SELECT * FROM ${quoteIdentifier(changeSet.deletes)}`, commitEmpty: true },

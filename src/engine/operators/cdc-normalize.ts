@@ -14,6 +14,8 @@ export interface NormalizedChanges {
   readonly relation: string;
   /** Data columns in target order, keys included. */
   readonly columns: readonly string[];
+  /** False when the caller asked to check for two events of one key at one sequence value itself (rejectDuplicateSequences). */
+  readonly duplicatesChecked: boolean;
 }
 
 export async function normalizeChanges(
@@ -21,6 +23,7 @@ export async function normalizeChanges(
   input: string,
   options: ApplyChangesOptions,
   output: string,
+  check: { duplicates: boolean } = { duplicates: true },
 ): Promise<NormalizedChanges> {
   const source = quoteIdentifier(input);
   const deleteWhen = options.applyAsDeletes === undefined ? 'FALSE' : `(${options.applyAsDeletes}) IS TRUE`;
@@ -61,7 +64,8 @@ export async function normalizeChanges(
     `CREATE OR REPLACE TEMP TABLE ${quoteIdentifier(output)} AS SELECT ${identList(columns)}, ${SEQUENCE_COLUMN}, ${OP_COLUMN} FROM (${shaped})`,
   );
   await rejectUnorderable(session, output, options);
-  return { relation: output, columns };
+  if (check.duplicates) await rejectDuplicateSequences(session, output, options);
+  return { relation: output, columns, duplicatesChecked: check.duplicates };
 }
 
 /**
@@ -118,6 +122,12 @@ async function rejectUnorderable(session: DuckDbSession, relation: string, optio
   if (nullSequence !== undefined) {
     throw new ChangeEventError('CDC_NULL_SEQUENCE', options.sequenceBy, nullSequence, `Change event with a null sequence (${options.sequenceBy})`);
   }
+}
+
+/** Refuses two row events of one key at one sequence value in `relation` (normalized changes): the order between them is undefined. */
+export async function rejectDuplicateSequences(session: DuckDbSession, relation: string, options: ApplyChangesOptions): Promise<void> {
+  const table = quoteIdentifier(relation);
+  const rowEvent = `${OP_COLUMN} <> 'truncate'`;
   const keys = identList(options.keys);
   const duplicate = await sampleRow(
     session,

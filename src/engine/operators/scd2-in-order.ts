@@ -8,17 +8,34 @@
  *
  * Only without ignoreNullUpdates and with every data column tracked: there an event's values are
  * its own, and equal tracked values mean equal versions.
+ *
+ * The batch is read once into one table (`split`): every event with its key's current version and
+ * whether the shortcut leaves it to the rebuild (`__other`). The taken events' change rows are
+ * SELECTs over it (`inOrderChanges`), not tables of their own: each table DuckDB writes costs
+ * about what computing its rows does.
  */
 import { quoteIdentifier, type DuckDbSession } from '../../duckdb/session.js';
 import { END_AT, OP_COLUMN, SEQUENCE_COLUMN, START_AT, type ApplyChangesOptions } from './cdc-options.js';
 import { equalValues, identList } from './sql.js';
 
 export interface InOrderTables {
-  /** The keys of the events the shortcut does not take. */
-  readonly others: string;
+  /** Every event of the batch with `__other` (left to the rebuild) and, for the others, its key's current version. */
+  readonly split: string;
   /** The batch's events the shortcut does not take (all columns of the normalized changes). */
   readonly rest: string;
-  /** The taken events joined with their key's current version. */
+}
+
+/** The taken events' change rows, each a SELECT with the columns of the rebuild's table of the same rows. */
+export interface InOrderChanges {
+  /** keys, __START_AT */
+  readonly deletes: string;
+  /** data columns (keys included, in order), __START_AT, __END_AT */
+  readonly inserts: string;
+  /** keys, __sequence */
+  readonly deleteEvents: string;
+  /** keys, non-key data columns, __sequence */
+  readonly absorbedEvents: string;
+  /** count of the taken events */
   readonly taken: string;
 }
 
@@ -27,12 +44,28 @@ export function takesInOrderEvents(options: ApplyChangesOptions, data: readonly 
 }
 
 /**
- * Splits `input` into the events the shortcut takes (`taken`, joined with their key's current
- * version of `state`) and the `rest`. `history` holds the tombstone and absorbed tables, if any.
+ * A SELECT of one row `m`: the highest sequence value `state` (an SCD2 table) and the `history`
+ * tables (tombstones, absorbed upserts) hold. It reads them whole, so a caller applying batch after
+ * batch keeps it instead (ApplyChanges: after a batch it is the higher of it and the batch's
+ * highest, as every applied event lands in the state or the history).
+ */
+export function historyWatermark(state: string, history: readonly string[]): string {
+  const highest = [
+    `SELECT max(${quoteIdentifier(START_AT)}) AS m FROM ${quoteIdentifier(state)}`,
+    `SELECT max(${quoteIdentifier(END_AT)}) FROM ${quoteIdentifier(state)}`,
+    ...history.map((table) => `SELECT max(${quoteIdentifier(SEQUENCE_COLUMN)}) FROM ${quoteIdentifier(table)}`),
+  ].join(' UNION ALL ');
+  return `SELECT max(m) AS m FROM (${highest})`;
+}
+
+/**
+ * Reads `input` into `split` (each event joined with its key's current version of `state`, and
+ * `__other` for the events the shortcut does not take) and copies the others into `rest`.
+ * `watermark`: a SELECT of the history's highest sequence value as `m` (historyWatermark).
  */
 export async function splitInOrderEvents(
   session: DuckDbSession,
-  args: { state: string; input: string; columns: readonly string[]; keys: readonly string[]; history: readonly string[]; tables: InOrderTables },
+  args: { state: string; input: string; columns: readonly string[]; keys: readonly string[]; watermark: string; tables: InOrderTables },
 ): Promise<void> {
   const { keys, columns } = args;
   const seq = quoteIdentifier(SEQUENCE_COLUMN);
@@ -41,57 +74,59 @@ export async function splitInOrderEvents(
   const end = quoteIdentifier(END_AT);
   const state = quoteIdentifier(args.state);
   const data = columns.filter((c) => !keys.includes(c));
-  const highest = [
-    `SELECT max(${start}) AS m FROM ${state}`,
-    `SELECT max(${end}) FROM ${state}`,
-    ...args.history.map((table) => `SELECT max(${seq}) FROM ${quoteIdentifier(table)}`),
-  ].join(' UNION ALL ');
   const current = (c: string): string => quoteIdentifier(`__current_${c}`);
   const input = quoteIdentifier(args.input);
-  const others = quoteIdentifier(args.tables.others);
-  // The keys left to the rebuild are few, so both sides of the split probe a small hash table.
+  const split = quoteIdentifier(args.tables.split);
   await session.run(
-    `CREATE OR REPLACE TEMP TABLE ${others} AS
-     WITH watermark AS (SELECT max(m) AS m FROM (${highest}))
-     SELECT ${identList(keys)} FROM ${input} GROUP BY ${identList(keys)}
-     HAVING count(*) > 1 OR min(${seq}) <= (SELECT m FROM watermark)`,
-  );
-  await session.run(
-    `CREATE OR REPLACE TEMP TABLE ${quoteIdentifier(args.tables.taken)} AS
-     SELECT e.*, s.${start} IS NOT NULL AS __has_current, s.${start} AS ${current(START_AT)},
+    `CREATE OR REPLACE TEMP TABLE ${split} AS
+     WITH watermark AS (${args.watermark}),
+     others AS (
+       SELECT ${identList(keys)} FROM ${input} GROUP BY ${identList(keys)}
+       HAVING count(*) > 1 OR min(${seq}) <= (SELECT m FROM watermark))
+     SELECT e.*, o.${quoteIdentifier(keys[0]!)} IS NOT NULL AS __other, s.${start} IS NOT NULL AS __has_current, s.${start} AS ${current(START_AT)},
             ${data.map((c) => `s.${quoteIdentifier(c)} AS ${current(c)}`).join(', ') || 'NULL AS __no_data'},
             s.${start} IS NOT NULL AND (e.${op} = 'delete'${data.map((c) => ` OR e.${quoteIdentifier(c)} IS DISTINCT FROM s.${quoteIdentifier(c)}`).join('')}) AS __closes_current
-     FROM (SELECT * FROM ${input} c WHERE NOT EXISTS (SELECT 1 FROM ${others} k WHERE ${equalValues(keys, 'k', 'c')})) e
+     FROM ${input} e LEFT JOIN others o ON ${equalValues(keys, 'o', 'e')}
      LEFT JOIN (SELECT * FROM ${state} WHERE ${end} IS NULL) s ON ${equalValues(keys, 's', 'e')}`,
   );
-  await session.run(
-    `CREATE OR REPLACE TEMP TABLE ${quoteIdentifier(args.tables.rest)} AS SELECT * FROM ${input} c
-     WHERE EXISTS (SELECT 1 FROM ${others} k WHERE ${equalValues(keys, 'k', 'c')})`,
-  );
+  await session.run(`CREATE OR REPLACE TEMP TABLE ${quoteIdentifier(args.tables.rest)} AS SELECT ${identList([...columns, SEQUENCE_COLUMN, OP_COLUMN])} FROM ${split} WHERE __other`);
 }
 
-/** The taken events' change rows, added to the tables the history rebuild created. */
-export async function addInOrderChanges(
-  session: DuckDbSession,
-  args: { taken: string; columns: readonly string[]; keys: readonly string[]; deletes: string; inserts: string; deleteEvents: string; absorbedEvents: string },
-): Promise<void> {
+/** The taken events' change rows as SELECTs over `split`. */
+export function inOrderChanges(args: { split: string; columns: readonly string[]; keys: readonly string[] }): InOrderChanges {
   const { keys, columns } = args;
   const seq = quoteIdentifier(SEQUENCE_COLUMN);
   const op = quoteIdentifier(OP_COLUMN);
-  const taken = quoteIdentifier(args.taken);
+  const data = columns.filter((c) => !keys.includes(c));
+  const taken = `${quoteIdentifier(args.split)} WHERE NOT __other`;
   const currentStart = quoteIdentifier(`__current_${START_AT}`);
-  const current = columns.map((c) => (keys.includes(c) ? quoteIdentifier(c) : quoteIdentifier(`__current_${c}`))).join(', ');
-  const into = (table: string, names: readonly string[]): string => `INSERT INTO ${quoteIdentifier(table)} (${identList(names)})`;
-  const versionColumns = [...columns, START_AT, END_AT];
-  await session.run(`${into(args.deletes, [...keys, START_AT])} SELECT ${identList(keys)}, ${currentStart} FROM ${taken} WHERE __closes_current`);
+  const current = columns.map((c) => (keys.includes(c) ? quoteIdentifier(c) : `${quoteIdentifier(`__current_${c}`)} AS ${quoteIdentifier(c)}`)).join(', ');
+  return {
+    deletes: `SELECT ${identList(keys)}, ${currentStart} AS ${quoteIdentifier(START_AT)} FROM ${taken} AND __closes_current`,
+    inserts: `SELECT ${current}, ${currentStart} AS ${quoteIdentifier(START_AT)}, ${seq} AS ${quoteIdentifier(END_AT)} FROM ${taken} AND __closes_current
+              UNION ALL SELECT ${identList(columns)}, ${seq}, NULL FROM ${taken} AND ${op} = 'upsert' AND (__closes_current OR NOT __has_current)`,
+    deleteEvents: `SELECT ${identList(keys)}, ${seq} FROM ${taken} AND ${op} = 'delete'`,
+    absorbedEvents: `SELECT ${identList([...keys, ...data])}, ${seq} FROM ${taken} AND ${op} = 'upsert' AND __has_current AND NOT __closes_current`,
+    taken: `SELECT count(*) FROM ${taken}`,
+  };
+}
+
+/**
+ * Applies the taken events' change rows to the SCD2 table `state` in place: a close sets the end
+ * of the key's current version (cheaper than deleting the row and adding it back), an open adds its version.
+ */
+export async function applyInOrderChanges(session: DuckDbSession, args: { state: string; split: string; columns: readonly string[]; keys: readonly string[] }): Promise<void> {
+  const seq = quoteIdentifier(SEQUENCE_COLUMN);
+  const state = quoteIdentifier(args.state);
+  const split = quoteIdentifier(args.split);
+  const end = quoteIdentifier(END_AT);
   await session.run(
-    `${into(args.inserts, versionColumns)}
-     SELECT ${current}, ${currentStart}, ${seq} FROM ${taken} WHERE __closes_current
-     UNION ALL SELECT ${identList(columns)}, ${seq}, NULL FROM ${taken} WHERE ${op} = 'upsert' AND (__closes_current OR NOT __has_current)`,
+    `UPDATE ${state} s SET ${end} = x.${seq} FROM ${split} x
+     WHERE NOT x.__other AND x.__closes_current AND ${equalValues(args.keys, 'x', 's')} AND s.${quoteIdentifier(START_AT)} = x.${quoteIdentifier(`__current_${START_AT}`)} AND s.${end} IS NULL`,
   );
-  await session.run(`${into(args.deleteEvents, [...keys, SEQUENCE_COLUMN])} SELECT ${identList(keys)}, ${seq} FROM ${taken} WHERE ${op} = 'delete'`);
   await session.run(
-    `${into(args.absorbedEvents, [...columns, SEQUENCE_COLUMN])} SELECT ${identList(columns)}, ${seq} FROM ${taken}
-     WHERE ${op} = 'upsert' AND __has_current AND NOT __closes_current`,
+    `INSERT INTO ${state} (${identList([...args.columns, START_AT, END_AT])})
+     SELECT ${identList(args.columns)}, ${seq}, NULL FROM ${split}
+     WHERE NOT __other AND ${quoteIdentifier(OP_COLUMN)} = 'upsert' AND (__closes_current OR NOT __has_current)`,
   );
 }

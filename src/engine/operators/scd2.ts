@@ -24,9 +24,9 @@
 import { InvalidInputError } from '../../errors.js';
 import { quoteIdentifier, type DuckDbSession } from '../../duckdb/session.js';
 import { END_AT, OP_COLUMN, SEQUENCE_COLUMN, START_AT, type ApplyChangesOptions } from './cdc-options.js';
-import type { ChangeSet, ChangeStats } from './change-set.js';
-import type { NormalizedChanges } from './cdc-normalize.js';
-import { addInOrderChanges, splitInOrderEvents, takesInOrderEvents } from './scd2-in-order.js';
+import { applyChangeSet, type ChangeSet, type ChangeStats } from './change-set.js';
+import { rejectDuplicateSequences, type NormalizedChanges } from './cdc-normalize.js';
+import { applyInOrderChanges, historyWatermark, inOrderChanges, splitInOrderEvents, takesInOrderEvents } from './scd2-in-order.js';
 import { countRows, equalValues, identList } from './sql.js';
 
 export interface Scd2Result {
@@ -41,6 +41,8 @@ export interface Scd2Result {
   /** Per affected key (keys, __from): where its history was rebuilt from. */
   readonly rebuiltFrom: string;
   readonly stats: ChangeStats;
+  /** Applies the change set to the SCD2 table `target` (the state it was computed from) in place. */
+  applyTo(target: string): Promise<void>;
 }
 
 /** The events an SCD2 table cannot show, kept by the caller (see the module comment). */
@@ -49,6 +51,11 @@ export interface Scd2History {
   readonly tombstones: string;
   /** keys, data columns, __sequence of every applied upsert whose values the versions do not show. */
   readonly absorbed: string;
+  /**
+   * A one-row table (column m) holding the highest sequence value the state and the history
+   * hold, or a higher one, kept by the caller; read from the tables when absent.
+   */
+  readonly watermark?: string;
 }
 
 export function scd2StateColumns(columns: readonly string[]): string[] {
@@ -94,11 +101,16 @@ export async function computeScd2(
   if (truncate > 0) throw new InvalidInputError('Truncate events are only supported with SCD type 1', { context: { events: truncate } });
 
   // Events later than the whole history, one per key, skip the rebuild (scd2-in-order.ts).
-  const shortcut = takesInOrderEvents(options, data, tracked) ? { others: `${prefix}__rebuilt_keys`, rest: `${prefix}__rest`, taken: `${prefix}__in_order` } : undefined;
+  const shortcut = takesInOrderEvents(options, data, tracked) ? { split: `${prefix}__in_order`, rest: `${prefix}__rest` } : undefined;
   if (shortcut !== undefined) {
-    const historyTables = history === undefined ? [] : [history.tombstones, history.absorbed];
-    await splitInOrderEvents(session, { state, input: changes.relation, columns: cols, keys, history: historyTables, tables: shortcut });
+    const watermark =
+      history?.watermark !== undefined
+        ? `SELECT m FROM ${quoteIdentifier(history.watermark)}`
+        : historyWatermark(state, history === undefined ? [] : [history.tombstones, history.absorbed]);
+    await splitInOrderEvents(session, { state, input: changes.relation, columns: cols, keys, watermark, tables: shortcut });
   }
+  // A key with two events at one sequence value has more than one event, so the rest holds them.
+  if (!changes.duplicatesChecked) await rejectDuplicateSequences(session, shortcut?.rest ?? changes.relation, options);
   const input = quoteIdentifier(shortcut?.rest ?? changes.relation);
 
   // Versions that ended before a key's earliest event in this batch cannot change, so only the
@@ -182,48 +194,48 @@ export async function computeScd2(
   const same = (left: string, right: string): string =>
     `${equalValues([...keys, START_AT], left, right)}${[...data, END_AT].map((c) => ` AND ${left}.${quoteIdentifier(c)} IS NOT DISTINCT FROM ${right}.${quoteIdentifier(c)}`).join('')}`;
   await session.run(
-    `CREATE OR REPLACE TEMP TABLE ${t('inserts')} AS SELECT ${identList(scd2StateColumns(cols))} FROM ${t('rebuilt')} r
+    `CREATE OR REPLACE TEMP TABLE ${t('rebuilt_inserts')} AS SELECT ${identList(scd2StateColumns(cols))} FROM ${t('rebuilt')} r
      WHERE NOT EXISTS (SELECT 1 FROM ${t('old')} o WHERE ${same('o', 'r')})`,
   );
   await session.run(
-    `CREATE OR REPLACE TEMP TABLE ${t('deletes')} AS SELECT ${keyList}, ${start} FROM ${t('old')} o
+    `CREATE OR REPLACE TEMP TABLE ${t('rebuilt_deletes')} AS SELECT ${keyList}, ${start} FROM ${t('old')} o
      WHERE NOT EXISTS (SELECT 1 FROM ${t('rebuilt')} r WHERE ${same('r', 'o')})`,
   );
-  await session.run(`CREATE OR REPLACE TEMP TABLE ${t('delete_events')} AS SELECT ${keyList}, ${seq} FROM ${t('timeline')} WHERE __fresh AND ${op} = 'delete'`);
+  await session.run(`CREATE OR REPLACE TEMP TABLE ${t('rebuilt_delete_events')} AS SELECT ${keyList}, ${seq} FROM ${t('timeline')} WHERE __fresh AND ${op} = 'delete'`);
   // An upsert the versions do not show: it opened none, or the version it opened holds other values.
   const unlike = data.map((c) => `${quoteIdentifier(`__first_${c}`)} IS DISTINCT FROM ${quoteIdentifier(c)}`).join(' OR ');
   await session.run(
-    `CREATE OR REPLACE TEMP TABLE ${t('absorbed_events')} AS
+    `CREATE OR REPLACE TEMP TABLE ${t('rebuilt_absorbed')} AS
      SELECT ${identList(keys)}, ${data.map((c) => `${own(c)} AS ${quoteIdentifier(c)}, `).join('')}${seq} FROM ${t('timeline')}
      WHERE ${op} = 'upsert' AND NOT __opens AND NOT __replay
      UNION ALL SELECT ${identList(keys)}, ${data.map((c) => `${quoteIdentifier(`__first_${c}`)}, `).join('')}${start} FROM ${t('rebuilt')}
      WHERE NOT __replay AND (${unlike || 'FALSE'})`,
   );
-  const taken = shortcut === undefined ? 0 : await countRows(session, quoteIdentifier(shortcut.taken));
-  if (shortcut !== undefined) {
-    await addInOrderChanges(session, {
-      taken: shortcut.taken,
-      columns: cols,
-      keys,
-      deletes: `${prefix}__deletes`,
-      inserts: `${prefix}__inserts`,
-      deleteEvents: `${prefix}__delete_events`,
-      absorbedEvents: `${prefix}__absorbed_events`,
-    });
-    // The split is as large as the batch: freed now rather than kept until the next batch replaces it.
-    await session.run(Object.values(shortcut).map((table) => `DROP TABLE ${quoteIdentifier(table)};`).join(' '));
-  }
-  const events = await countRows(session, quoteIdentifier(changes.relation));
+  // The change rows: the rebuild's tables, with the shortcut's rows over its split table.
+  const outputs = { deletes: `${prefix}__deletes`, inserts: `${prefix}__inserts`, deleteEvents: `${prefix}__delete_events`, absorbedEvents: `${prefix}__absorbed_events` };
+  const rebuiltOutputs = { deletes: t('rebuilt_deletes'), inserts: t('rebuilt_inserts'), deleteEvents: t('rebuilt_delete_events'), absorbedEvents: t('rebuilt_absorbed') };
+  const taken = shortcut === undefined ? undefined : inOrderChanges({ split: shortcut.split, columns: cols, keys });
+  await session.run(
+    (Object.keys(outputs) as (keyof typeof outputs)[])
+      .map((k) => `CREATE OR REPLACE TEMP VIEW ${quoteIdentifier(outputs[k])} AS SELECT * FROM ${rebuiltOutputs[k]}${taken === undefined ? '' : ` UNION ALL ${taken[k]}`};`)
+      .join(' '),
+  );
+  const [counts] = await session.queryJson(
+    `SELECT (SELECT count(*) FROM ${quoteIdentifier(changes.relation)})::INTEGER AS events, (${taken?.taken ?? 'SELECT 0'})::INTEGER AS taken,
+            (SELECT count(*) FROM ${t('timeline')} WHERE __fresh)::INTEGER AS fresh,
+            (SELECT count(*) FROM ${quoteIdentifier(outputs.deletes)})::INTEGER AS deleted, (SELECT count(*) FROM ${quoteIdentifier(outputs.inserts)})::INTEGER AS inserted`,
+  );
+  const count = (name: string): number => Number(counts?.[name] ?? 0);
   return {
-    changeSet: { deletes: `${prefix}__deletes`, inserts: `${prefix}__inserts`, deleteKeyColumns: [...keys, START_AT] },
-    deleteEvents: `${prefix}__delete_events`,
-    absorbedEvents: `${prefix}__absorbed_events`,
+    changeSet: { deletes: outputs.deletes, inserts: outputs.inserts, deleteKeyColumns: [...keys, START_AT] },
+    deleteEvents: outputs.deleteEvents,
+    absorbedEvents: outputs.absorbedEvents,
     rebuiltFrom: `${prefix}__rebuilt_from`,
-    stats: {
-      events,
-      ignoredEvents: events - taken - (await countRows(session, t('timeline'), '__fresh')),
-      deletedRows: await countRows(session, t('deletes')),
-      insertedRows: await countRows(session, t('inserts')),
+    stats: { events: count('events'), ignoredEvents: count('events') - count('taken') - count('fresh'), deletedRows: count('deleted'), insertedRows: count('inserted') },
+    applyTo: async (target) => {
+      const rebuilt = { deletes: `${prefix}__rebuilt_deletes`, inserts: `${prefix}__rebuilt_inserts`, deleteKeyColumns: [...keys, START_AT] };
+      await applyChangeSet(session, target, rebuilt, scd2StateColumns(cols));
+      if (shortcut !== undefined) await applyInOrderChanges(session, { state: target, split: shortcut.split, columns: cols, keys });
     },
   };
 }

@@ -8,6 +8,8 @@ import { quoteIdentifier, quoteLiteral, type DuckDbSession } from '../../duckdb/
 export interface StatefulOperator {
   /** Names of the DuckDB tables holding this operator's state. */
   stateTables(): readonly string[];
+  /** Tables the operator derives from its state tables to save work; importing state drops them, to be derived again. */
+  derivedTables?(): readonly string[];
 }
 
 export async function exportState(session: DuckDbSession, operator: StatefulOperator, directory: string): Promise<void> {
@@ -23,4 +25,5 @@ export async function importState(session: DuckDbSession, operator: StatefulOper
       `CREATE OR REPLACE TABLE ${quoteIdentifier(table)} AS SELECT * FROM read_parquet(${quoteLiteral(join(directory, `${table}.parquet`))})`,
     );
   }
+  for (const table of operator.derivedTables?.() ?? []) await session.run(`DROP TABLE IF EXISTS ${quoteIdentifier(table)}`);
 }

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DuckDbSession } from '../../../src/duckdb/session.js';
+import { DuckDbSession } from '../../../src/duckdb/session.js';
 import { ApplyChanges } from '../../../src/engine/operators/apply-changes.js';
 import { WindowAggregation } from '../../../src/engine/operators/window-aggregation.js';
 import { at, createTable, openSession, rowsOf, windowRows } from './engine-test-helpers.js';
@@ -43,5 +43,21 @@ describe('a batch that fails half-way', () => {
     const debezium = new ApplyChanges(session, 'dbz2', { keys: ['id'], sequenceBy: 'lsn', format: { kind: 'debezium' }, storedAsScdType: 2 });
     await expect(debezium.processBatch('dbz')).rejects.toThrow(/only supported with SCD type 1/);
     expect(await rowsOf(session, "SELECT table_name FROM duckdb_tables() WHERE table_name LIKE 'dbz2%'")).toEqual([]);
+  });
+
+  it('gives the session its DuckDB threads back after an apply-changes batch, applied or refused', async () => {
+    const threaded = await DuckDbSession.open({ threads: 3 });
+    try {
+      const threads = async (): Promise<unknown> => (await threaded.queryJson("SELECT current_setting('threads')::INTEGER AS n"))[0]?.['n'];
+      const op = new ApplyChanges(threaded, 'scd2', { keys: ['id'], sequenceBy: 'seq', storedAsScdType: 2 });
+      await createTable(threaded, 'changes', 'id INTEGER, name VARCHAR, seq INTEGER', [[1, 'a', 1]]);
+      await op.processBatch('changes', async () => expect(await threads()).toBe(1));
+      expect(await threads()).toBe(3);
+      await createTable(threaded, 'changes', 'id INTEGER, name VARCHAR, seq INTEGER', [[null, 'b', 2]]);
+      await expect(op.processBatch('changes')).rejects.toThrow(/null key/);
+      expect(await threads()).toBe(3);
+    } finally {
+      threaded.close();
+    }
   });
 });

@@ -154,4 +154,36 @@ describe('restart from a checkpoint mid-stream', () => {
     expect(await restarted(harness, 1)).toEqual(expected);
     expect(await restarted(harness, 2)).toEqual(expected);
   });
+  it('SCD2 state imported into a session that ran the operator: a late event is ordered against the imported history', async () => {
+    const options = { keys: ['id'], sequenceBy: 'seq', applyAsDeletes: "op = 'D'", exceptColumnList: ['op', 'seq'], storedAsScdType: 2 as const };
+    const columns = 'id INTEGER, name VARCHAR, seq INTEGER, op VARCHAR';
+    const other = await openSession();
+    try {
+      const op = new ApplyChanges(other, 'scd2', options);
+      await createTable(other, 'changes', columns, [
+        [1, 'a', 10, 'U'],
+        [1, null, 20, 'D'],
+      ]);
+      await op.processBatch('changes');
+      await exportState(other, op, directory);
+    } finally {
+      other.close();
+    }
+    const session = await openSession();
+    try {
+      const op = new ApplyChanges(session, 'scd2', options);
+      // This session's history ends at 1: what it derived from that must not outlive the import.
+      await createTable(session, 'changes', columns, [[2, 'x', 1, 'U']]);
+      await op.processBatch('changes');
+      await importState(session, op, directory);
+      await createTable(session, 'changes', columns, [[1, 'late', 15, 'U']]);
+      await op.processBatch('changes');
+      expect(await rowsOf(session, `${op.targetQuery()} ORDER BY ALL`)).toEqual([
+        [1, 'a', 10, 15],
+        [1, 'late', 15, 20],
+      ]);
+    } finally {
+      session.close();
+    }
+  });
 });
