@@ -10,7 +10,7 @@
  * test/docker/engine.sh (root; see DESIGN.md "Docker here"); containers use --network host.
  */
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -78,6 +78,16 @@ describe('docker/Dockerfile image', () => {
     const user = docker(['image', 'inspect', '--format', '{{.Config.User}}', IMAGE], 60_000);
     expectOk(user, 'docker image inspect');
     expect(user.stdout.trim()).not.toMatch(/^(root|0)?(:|$)/);
+  }, 300_000);
+
+  it('runs on the Node LTS release its base names, the newest line the package supports', () => {
+    const base = /^FROM\s+node:(\d+)-/m.exec(readFileSync(join(REPO, 'docker/Dockerfile'), 'utf8'))?.[1];
+    const version = docker(['run', '--rm', '--network', 'host', '--entrypoint', 'node', IMAGE, '--version'], 120_000);
+    expectOk(version, 'docker run node --version');
+    console.log(`docker image ${IMAGE}: node ${version.stdout.trim()}`);
+    expect(base).toBeDefined();
+    expect(version.stdout.trim()).toMatch(new RegExp(`^v${base}\\.`));
+    expect(Number(base) % 2).toBe(0);
   }, 300_000);
 
   it('is small: its size and its node_modules are printed and bounded', () => {

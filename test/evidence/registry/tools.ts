@@ -103,6 +103,7 @@ export const TOOL_CAPABILITIES: readonly Capability[] = [
       proof('docker-image', 'test/docker/image.test.ts', 'docker/Dockerfile image prints the usage by default and runs as a non-root user'),
       proof('docker-image', 'test/docker/image.test.ts', 'docker/Dockerfile image runs the quickstart pipeline on a read-only root filesystem; the host reads the table it wrote'),
       proof('docker-image', 'test/docker/image.test.ts', 'docker/Dockerfile image is small: its size and its node_modules are printed and bounded'),
+      proof('docker-image', 'test/docker/image.test.ts', 'docker/Dockerfile image runs on the Node LTS release its base names, the newest line the package supports'),
       proof('docker-image', 'test/docker/image.test.ts', 'docker/Dockerfile image serves until SIGTERM: healthy by its HEALTHCHECK, stopped cleanly well within the grace period'),
       proof('docker-image', 'test/docker/image.test.ts', 'docker/Dockerfile image runs the Kafka consumer of thund serve in its worker thread'),
     ],
