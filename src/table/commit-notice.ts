@@ -1,8 +1,9 @@
 /**
  * What a commit tells its caller while it goes on, so an operator sees it (serve logs each as a
  * warning): an attempt whose answer was lost and how it was settled, a refusal (409) retried on
- * the moved table, and a commit fenced off because another writer moved the table's positions.
- * Each names our snapshot id and the table's current snapshot at that moment.
+ * the moved table, a commit fenced off because another writer moved the table's positions, and
+ * records committed to a dead-letter table. Each names our snapshot id and the table's current
+ * snapshot at that moment.
  */
 export type CommitNoticeKind =
   /** The answer was lost; our snapshot is in the table: the attempt landed. */
@@ -14,7 +15,9 @@ export type CommitNoticeKind =
   /** The catalog refused the attempt (409, the table moved): tried again on the table as it is now. */
   | 'conflict-retry'
   /** Another writer moved what the commit was planned from: nothing of it is committed, the batch is planned again. */
-  | 'fenced';
+  | 'fenced'
+  /** Records that could not be decoded or checked were committed to the dead-letter table (the message says how many). */
+  | 'dead-letters';
 
 export interface CommitNotice {
   readonly kind: CommitNoticeKind;

@@ -151,6 +151,12 @@ describe('thund serve: Kafka → Iceberg (REST catalog, MinIO)', () => {
     expect(String(raw?.['value'])).toBe('{"id": 1, broken');
     expect(String(letters.rows.find((r) => String(r['key']) === 'p-cast')?.['reason'])).toMatch(/not-a-number/);
     expect(String(letters.rows.find((r) => String(r['key']) === 'p-reserved')?.['reason'])).toMatch(/_kafka_offset/);
+    // Each commit of dead letters is a warning with its count and the snapshot holding them.
+    const warned = serve.logs.filter((l) => l['level'] === 'warn' && l['kind'] === 'dead-letters');
+    expect(warned.length).toBeGreaterThan(0);
+    for (const w of warned) expect(w).toMatchObject({ table: tableName(dlq), snapshotId: expect.stringMatching(/^-?\d+$/) });
+    const counted = warned.map((w) => Number(/^commit: (\d+) dead letters? committed/.exec(String(w['msg']))?.[1]));
+    expect(counted.reduce((sum, n) => sum + n, 0)).toBe(poison.size);
   }, 180_000);
 
   it('stops with a clear error when the topic was deleted and recreated below the table’s positions', async () => {

@@ -4,7 +4,7 @@
  * earlier attempt, a crashed run or another worker) are left out, and a batch whose partitions
  * another writer advanced meanwhile is filtered again and rewritten.
  */
-import type { Catalog, LoadedTable, TableIdentifier } from '../../../../catalog/catalog.js';
+import { formatIdentifier, type Catalog, type LoadedTable, type TableIdentifier } from '../../../../catalog/catalog.js';
 import { positionsAfter, type DeadLetterCandidate, type PositionRange } from '../../../../connectors/streaming-source.js';
 import type { DuckDbSession } from '../../../duckdb/session.js';
 import type { DataFile } from '../../../iceberg/data-file.js';
@@ -65,6 +65,11 @@ export class DeadLetterSink {
       });
       if (outcome.kind === 'committed') {
         this.table = outcome.table;
+        const snapshotId = outcome.table.metadata.currentSnapshotId;
+        const table = formatIdentifier(this.options.deadLetterTarget);
+        if (snapshotId !== undefined) {
+          this.options.onNotice?.({ kind: 'dead-letters', table, snapshotId, tableSnapshotId: snapshotId, attempt: outcome.attempts, message: `${pending.length} dead letter${pending.length === 1 ? '' : 's'} committed to ${table}` });
+        }
         return;
       }
       if (!outcome.outcomeWasUnknown) await Promise.all(files.map((f) => this.options.io.delete(f.filePath).catch(() => undefined)));
