@@ -41,14 +41,18 @@ it('answers its probes at once and rides out a frozen and a killed catalog, land
     return state.ready === 503 && state.reasons.includes('catalog') ? state : undefined;
   });
   expect(frozen.reasons).toContain('catalog');
+  // The probe that got no answer starts the outage.
+  const frozenOutage = await waitFor('the freeze logged as an outage', 15_000, async () => logLines(service, OUTAGE_STARTED).at(-1));
+  expect(frozenOutage).toMatchObject({ level: 'warn', dependency: 'catalog', code: 'PROBE' });
   for (let i = 0; i < 4; i += 1) await probes(service);
   proxy.thaw();
   await caughtUp(service, 800, 'caught up after the freeze');
 
   // Killed: the triggers fail fast; serve retries with backoff instead of exiting, and says so.
+  const outagesBefore = logLines(service, OUTAGE_STARTED).length;
   await proxy.kill();
   await produce(topic, records(800, 400));
-  await waitFor('the outage logged', 60_000, async () => (logLines(service, OUTAGE_STARTED).length > 0 ? true : undefined));
+  await waitFor('the outage logged', 60_000, async () => (logLines(service, OUTAGE_STARTED).length > outagesBefore ? true : undefined));
   expect((await probes(service)).ready).toBe(503);
   await new Promise((resolve) => setTimeout(resolve, 5_000));
   await proxy.restart();

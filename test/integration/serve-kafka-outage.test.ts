@@ -56,6 +56,9 @@ it('answers its probes at once and rides out a frozen and a killed Kafka broker,
     return state.ready === 503 && state.reasons.includes('kafka') ? state : undefined;
   });
   expect(frozen.reasons).toContain('kafka');
+  // The probe that got no answer starts the outage, while the trigger under way still waits on its client.
+  const frozenOutage = await waitFor('the freeze logged as an outage', 15_000, async () => logLines(service, OUTAGE_STARTED).at(-1));
+  expect(frozenOutage).toMatchObject({ level: 'warn', dependency: 'kafka', code: 'PROBE' });
   for (let i = 0; i < 5; i += 1) {
     await probes(service);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -64,9 +67,10 @@ it('answers its probes at once and rides out a frozen and a killed Kafka broker,
   await caughtUp(service, 600, 'caught up after the freeze', 180_000);
 
   // Killed: serve retries with backoff instead of exiting, and says so.
+  const outagesBefore = logLines(service, OUTAGE_STARTED).length;
   await proxy.kill();
   await produce(topic, records(600, 300), direct);
-  const outage = await waitFor('the outage logged', 120_000, async () => logLines(service, OUTAGE_STARTED).at(-1));
+  const outage = await waitFor('the outage logged', 120_000, async () => logLines(service, OUTAGE_STARTED)[outagesBefore]);
   expect(outage).toMatchObject({ level: 'warn', dependency: 'kafka' });
   expect((await probes(service)).reasons).toContain('kafka');
   await new Promise((resolve) => setTimeout(resolve, 5_000));

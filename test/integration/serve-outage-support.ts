@@ -97,7 +97,7 @@ export async function caughtUp(service: ServeProcess, rows: number, what: string
 export const logLines = (service: ServeProcess, msg: string | RegExp): Array<Record<string, unknown>> =>
   service.logs.filter((line) => (typeof msg === 'string' ? line['msg'] === msg : msg.test(String(line['msg']))));
 
-export const OUTAGE_STARTED = 'outage: a trigger failed on a dependency; retrying with backoff';
+export { OUTAGE_STARTED } from '../../src/app/serve/outage.js';
 
 /** The last outage ended on `dependency` after at least `minMs`, serve never failed, and it stops cleanly on SIGTERM. */
 export async function expectOutageEndedThenStop(service: ServeProcess, dependency: string, minMs: number): Promise<void> {

@@ -4,7 +4,9 @@
  * directly) while a topic is produced. Frozen (no byte either way, as a SIGSTOPped MinIO): every
  * S3 request fails after storage.s3.idle_timeout_ms and its retries, so the trigger fails; serve
  * logs one warning when the outage starts, /readyz turns 503 naming storage while the probes keep
- * answering within 1 s, and once thawed serve catches up and logs the outage's end. Nothing is
+ * answering within 1 s, and once thawed serve catches up and logs the outage's end. Killed (the
+ * proxy resets and refuses connections) and restarted: the same. SIGTERM while storage hangs: serve
+ * stops within its shutdown grace time, and the next start lands the rest. Nothing is
  * half-committed: every snapshot's manifest list exists, and the table holds every record once.
  */
 import { randomUUID } from 'node:crypto';
@@ -23,7 +25,7 @@ const S3_ENDPOINT = requireServiceEnv('THUND_TEST_S3_ENDPOINT');
 
 const place = outagePerTest('thund-storage-outage-');
 
-it('answers its probes at once and rides out frozen storage, committing nothing by halves and landing every record once', async ({ onTestFailed }) => {
+it('answers its probes at once and rides out frozen and killed storage, stops within its grace time while storage hangs, committing nothing by halves and landing every record once', async ({ onTestFailed }) => {
   const proxy = await TcpFreezeProxy.start(S3_ENDPOINT);
   place.cleanups.push(() => proxy.close());
   const topic = await createTopic('thund-storage-outage', 2);
@@ -57,7 +59,38 @@ it('answers its probes at once and rides out frozen storage, committing nothing 
   }
   proxy.thaw();
   await caughtUp(service, 600, 'caught up after the storage came back', 180_000);
-  await expectOutageEndedThenStop(service, 'storage', 3_000);
+  expect(logLines(service, 'outage ended').at(-1)).toMatchObject({ level: 'info', dependency: 'storage' });
+
+  // Killed (connections reset, then refused), then back: the same, a new outage.
+  const outagesBefore = logLines(service, OUTAGE_STARTED).length;
+  await proxy.kill();
+  await produce(topic, records(600, 300));
+  const killed = await waitFor('the killed storage logged', 120_000, async () => logLines(service, OUTAGE_STARTED)[outagesBefore]);
+  expect(killed).toMatchObject({ level: 'warn', dependency: 'storage' });
+  expect((await probes(service)).reasons).toContain('storage');
+  await new Promise((resolve) => setTimeout(resolve, 5_000));
+  await proxy.restart();
+  await caughtUp(service, 900, 'caught up after the storage was back', 180_000);
+  await expectOutageEndedThenStop(service, 'storage', 4_000);
+
+  // SIGTERM while storage hangs: a service with a 3 s grace time stops within it, exit 0.
+  const hung = (place.running = await ServeProcess.startPipeline(pipeline, { triggerIntervalMs: 500, extraEnv: { THUND_SERVE_SHUTDOWN_GRACE_MS: '3000' } }));
+  await hung.waitReady(90_000);
+  proxy.freeze();
+  await produce(topic, records(900, 100));
+  await waitFor('the hung storage logged', 120_000, async () => logLines(hung, OUTAGE_STARTED)[0]);
+  const stopping = performance.now();
+  hung.kill('SIGTERM');
+  expect((await hung.exited).code).toBe(0);
+  expect(performance.now() - stopping).toBeLessThan(3_000 + 2_000);
+  proxy.thaw();
+
+  // A new start lands what the stopped one left, from the positions in the table.
+  const last = (place.running = await ServeProcess.startPipeline(pipeline, { triggerIntervalMs: 500 }));
+  await last.waitReady(90_000);
+  await waitFor('the rest landed', 120_000, async () => ((await landedIds(pipeline, namespace)).length >= 1_000 ? true : undefined));
+  last.kill('SIGTERM');
+  expect((await last.exited).code).toBe(0);
 
   const opened = await openCatalog(await loadConnectionFile(pipeline));
   try {
@@ -66,5 +99,5 @@ it('answers its probes at once and rides out frozen storage, committing nothing 
   } finally {
     await opened.close();
   }
-  expect(await landedIds(pipeline, namespace)).toEqual(idsUpTo(600));
-}, 600_000);
+  expect(await landedIds(pipeline, namespace)).toEqual(idsUpTo(1_000));
+}, 900_000);

@@ -96,7 +96,12 @@ export async function servePipeline(request: PipelineServeRequest): Promise<void
     const probeNamespace = graph.datasets.flatMap((d) => (isTableDataset(d) ? [d.table.identifier.namespace] : []))[0] ?? ['default'];
     const outages = new OutageTracker({ logger, ...(request.outageGiveUpMs === undefined ? {} : { giveUpAfterMs: request.outageGiveUpMs }) });
     const probeKafka = kafkaProbe(graph, request.env ?? process.env, PROBE_TIMEOUT_MS);
-    const readiness = new Readiness({ probeCatalog: () => opened.catalog.namespaceExists(probeNamespace), ...(probeKafka === undefined ? {} : { probeKafka }), timeoutMs: PROBE_TIMEOUT_MS });
+    const readiness = new Readiness({
+      probeCatalog: () => opened.catalog.namespaceExists(probeNamespace),
+      ...(probeKafka === undefined ? {} : { probeKafka }),
+      timeoutMs: PROBE_TIMEOUT_MS,
+      onProbeFailed: (dependency) => outages.probeFailed(dependency, PROBE_TIMEOUT_MS),
+    });
     await readiness.probe();
     readiness.start();
     const http = await startHttpServer(request.httpHost, request.httpPort, {

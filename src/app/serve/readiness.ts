@@ -26,6 +26,8 @@ export interface ReadinessOptions {
   readonly probeKafka?: () => Promise<unknown>;
   readonly intervalMs?: number;
   readonly timeoutMs?: number;
+  /** Told after every probe that got no answer in time, naming what did not answer. */
+  readonly onProbeFailed?: (dependency: 'catalog' | 'kafka') => void;
 }
 
 /** The dependency a failed trigger's error code names. */
@@ -66,6 +68,8 @@ export class Readiness {
       const { probeKafka } = this.options;
       [this.catalogReachable, this.kafkaReachable] = await Promise.all([this.answers(this.options.probeCatalog), probeKafka === undefined ? true : this.answers(probeKafka)]);
       this.probed = true;
+      if (!this.catalogReachable) this.options.onProbeFailed?.('catalog');
+      if (!this.kafkaReachable) this.options.onProbeFailed?.('kafka');
     } finally {
       this.probing = false;
     }

@@ -263,7 +263,7 @@ export const SOURCE_AND_SINK_CAPABILITIES: readonly Capability[] = [
     proofs: [
       proof('integration', 'test/integration/serve-catalog-outage.test.ts', 'answers its probes at once and rides out a frozen and a killed catalog, landing every record once'),
       proof('integration', 'test/integration/serve-kafka-outage.test.ts', 'answers its probes at once and rides out a frozen and a killed Kafka broker, landing every record once'),
-      proof('integration', 'test/integration/serve-storage-outage.test.ts', 'answers its probes at once and rides out frozen storage, committing nothing by halves and landing every record once'),
+      proof('integration', 'test/integration/serve-storage-outage.test.ts', 'answers its probes at once and rides out frozen and killed storage, stops within its grace time while storage hangs, committing nothing by halves and landing every record once'),
       proof('integration', 'test/integration/serve-commit-faults.test.ts', 'settles a dropped commit answer and a commit delivered after its timeout, warning with the snapshot ids, landing every record once'),
       proof('unit', 'test/unit/serve/outage.test.ts', 'OutageTracker backs off 1, 2, 4 … s up to 30 s, warns at the start and every minute, and says when it ended'),
       proof('unit', 'test/unit/serve/outage.test.ts', 'OutageTracker rides out what is retryable and unknown commit outcomes; stops on refusals'),

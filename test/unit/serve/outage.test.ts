@@ -4,7 +4,7 @@
  * long, how far behind); it gives up only after the configured time; other failures stop it.
  */
 import { describe, expect, it } from 'vitest';
-import { OutageTracker } from '../../../src/app/serve/outage.js';
+import { OUTAGE_STARTED, OutageTracker } from '../../../src/app/serve/outage.js';
 
 function tracked(giveUpAfterMs?: number) {
   let now = Date.UTC(2026, 11, 6);
@@ -31,7 +31,7 @@ describe('OutageTracker', () => {
     }
     expect(waits).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000, 30_000]);
     expect(lines.map((line) => [line.level, line.message])).toEqual([
-      ['warn', 'outage: a trigger failed on a dependency; retrying with backoff'],
+      ['warn', OUTAGE_STARTED],
       ['warn', 'outage continues'],
     ]);
     expect(lines[0]!.fields).toMatchObject({ dependency: 'catalog', since: '2026-12-06T00:00:00.000Z', code: 'REST_NETWORK' });
@@ -41,6 +41,23 @@ describe('OutageTracker', () => {
     // The next failure is a new outage, starting from the first backoff.
     expect(tracker.failed({ code: 'STORAGE', message: 'S3 PutObject timed out', retryable: true })).toBe(1_000);
     expect(lines.at(-1)!.fields).toMatchObject({ dependency: 'storage' });
+  });
+
+  it('starts the outage at the first probe that got no answer; the triggers that fail then belong to it', () => {
+    const { tracker, lines, advance } = tracked();
+    tracker.probeFailed('kafka', 2_000);
+    advance(5_000);
+    tracker.probeFailed('kafka', 2_000);
+    advance(25_000);
+    // The trigger under way fails once its client's retries run out: the same outage, no second start.
+    expect(tracker.failed({ code: 'KAFKA_SOURCE', message: 'Connection timeout', retryable: true })).toBe(1_000);
+    tracker.recovered({ lagRecords: 0 });
+    expect(lines.map((line) => [line.level, line.message])).toEqual([
+      ['warn', OUTAGE_STARTED],
+      ['info', 'outage ended'],
+    ]);
+    expect(lines[0]!.fields).toMatchObject({ dependency: 'kafka', since: '2026-12-06T00:00:00.000Z', code: 'PROBE', error: 'the Kafka brokers did not answer its readiness probe within 2000 ms' });
+    expect(lines[1]!.fields).toMatchObject({ dependency: 'kafka', lastedMs: 30_000, failedTriggers: 1 });
   });
 
   it('gives up after the configured time, naming the dependency and how long', () => {

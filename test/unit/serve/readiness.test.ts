@@ -1,7 +1,8 @@
 /**
  * serve's readiness is known before anyone asks: a catalog probe that never answers makes the
  * service not ready (reason `catalog`) after its timeout, while /readyz, /metrics and /status keep
- * answering at once; a failed trigger names the dependency that failed it until a trigger completes.
+ * answering at once; a failed trigger names the dependency that failed it until a trigger completes;
+ * a probe without an answer is told at once (serve starts the outage then).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHttpServer } from '../../../src/app/serve/http-server.js';
@@ -29,17 +30,21 @@ describe('Readiness', () => {
 
   it('names kafka while its brokers do not answer in time, and is ready again once they do', async () => {
     let brokersAnswer = false;
+    const unanswered: string[] = [];
     const readiness = new Readiness({
       probeCatalog: () => Promise.resolve(true),
       probeKafka: () => (brokersAnswer ? Promise.resolve() : new Promise(() => undefined)),
       timeoutMs: 50,
+      onProbeFailed: (dependency) => unanswered.push(dependency),
     });
     readiness.triggerCompleted();
     await readiness.probe();
     expect(readiness.state()).toMatchObject({ ready: false, reasons: ['kafka'], checks: { catalog: true, kafka: false } });
+    expect(unanswered).toEqual(['kafka']);
     brokersAnswer = true;
     await readiness.probe();
     expect(readiness.state()).toMatchObject({ ready: true, reasons: [], checks: { kafka: true } });
+    expect(unanswered).toEqual(['kafka']);
   });
 
   it('maps a failed trigger to the dependency its code names', () => {

@@ -15,6 +15,14 @@ import type { FailedRow } from './row-isolation.js';
 /** What a checkpoint holds for one input. */
 export type InputPosition = { readonly kind: 'files'; readonly files: readonly string[] } | { readonly kind: 'offsets'; readonly offsets: readonly SourcePosition[] };
 
+/** Whether a staged batch left the input where it stood: no file read, no partition's offset moved. */
+export function positionUnmoved(before: InputPosition, after: InputPosition): boolean {
+  if (before.kind === 'files' && after.kind === 'files') return after.files.length === before.files.length;
+  if (before.kind !== 'offsets' || after.kind !== 'offsets' || after.offsets.length !== before.offsets.length) return false;
+  const was = new Map(before.offsets.map((p) => [`${p.topic}\u0000${p.partition}`, p.nextOffset]));
+  return after.offsets.every((p) => was.get(`${p.topic}\u0000${p.partition}`) === p.nextOffset);
+}
+
 export interface StreamInput {
   /** The dataset name: the key of its position. */
   readonly name: string;

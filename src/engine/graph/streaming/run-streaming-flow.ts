@@ -29,7 +29,7 @@ import { CheckpointStore, checkpointSummaryKey, type SavedCheckpoint } from './c
 import { AggregationStage, StatelessStage, type FlowStage } from './flow-stage.js';
 import { batchLimits } from './parquet-stream.js';
 import { checkpointPositions, positionsOf } from './checkpoint-positions.js';
-import type { InputPosition, InputRound } from './input-round.js';
+import { positionUnmoved, type InputPosition, type InputRound } from './input-round.js';
 import { planStreamingFlow, type StreamingPlan } from './streaming-plan.js';
 import { TableBatchSink } from './table-batch-sink.js';
 import type { BatchSink } from './batch-sink.js';
@@ -150,18 +150,24 @@ async function runFromTable(run: FlowRun, batchesBefore: number): Promise<Round>
     const inputs = new Map<string, string>();
     const advances: OffsetAdvance[] = [];
     let rowsRead = 0;
+    let moved = false;
     for (const [index, { key, input }] of plan.inputs.entries()) {
       const relation = `${prefix}__in_${index}`;
       const round = (rounds as InputRound[])[index] as InputRound;
       const before = round.position();
       rowsRead += await round.stageNext(relation);
       const after = round.position();
+      moved ||= !positionUnmoved(before, after);
       positions.set(input.name, after);
       if (before.kind === 'offsets' && after.kind === 'offsets') {
         advances.push(offsetAdvance(input.name, before.offsets, after.offsets, held.get(input.name) ?? TablePositions.none(), first && context.fullRefresh));
       }
       inputs.set(key, relation);
     }
+    // A read that ended where it stood (the records the end offsets promised did not come within the
+    // wait: a Kafka consumer still joining its group) staged nothing and moved nothing. There is
+    // nothing to run or commit, and in a new session the input's columns are not even known.
+    if (rowsRead === 0 && !moved && plan.inputs.length > 0 && !(first && context.fullRefresh)) break;
     const staged = await stage.process(inputs);
     for (const round of rounds as InputRound[]) await round.landDeadLetters?.();
     if (run.keyColumns().length === 0 && plan.aggregation?.keyPositions !== undefined) run.setKeyColumns(await outputColumns(context, staged.output, plan.aggregation.keyPositions));
