@@ -15,7 +15,7 @@ import { ServeProcess } from './kafka-eo-support/serve-process.js';
 import { produce } from './kafka-pipelines/debezium-topic.js';
 import { requireServiceEnv } from '../stack/service.js';
 import { brokers, createTopic } from './kafka-support/sink-readback.js';
-import { caughtUp, expectOutageEndedThenStop, idsUpTo, landedIds, logLines, OUTAGE_STARTED, outageRecords as records, outagePerTest, probes, rowsWritten, waitFor, writeOutagePipeline } from './serve-outage-support.js';
+import { caughtUp, expectOutageEndedThenStop, frozenProbeOutage, idsUpTo, killThenRestart, landedIds, logLines, OUTAGE_STARTED, outageRecords as records, outagePerTest, probes, rowsWritten, waitFor, writeOutagePipeline } from './serve-outage-support.js';
 import { TcpFreezeProxy } from './tcp-freeze-proxy.js';
 
 const REST_URI = requireServiceEnv('THUND_TEST_REST_URI');
@@ -36,26 +36,13 @@ it('answers its probes at once and rides out a frozen and a killed catalog, land
   // Frozen: the probes keep answering, and say why the service is not ready.
   proxy.freeze();
   await produce(topic, records(400, 400));
-  const frozen = await waitFor('readyz 503 for the catalog', 30_000, async () => {
-    const state = await probes(service);
-    return state.ready === 503 && state.reasons.includes('catalog') ? state : undefined;
-  });
-  expect(frozen.reasons).toContain('catalog');
-  // The probe that got no answer starts the outage.
-  const frozenOutage = await waitFor('the freeze logged as an outage', 15_000, async () => logLines(service, OUTAGE_STARTED).at(-1));
-  expect(frozenOutage).toMatchObject({ level: 'warn', dependency: 'catalog', code: 'PROBE' });
+  await frozenProbeOutage(service, 'catalog');
   for (let i = 0; i < 4; i += 1) await probes(service);
   proxy.thaw();
   await caughtUp(service, 800, 'caught up after the freeze');
 
   // Killed: the triggers fail fast; serve retries with backoff instead of exiting, and says so.
-  const outagesBefore = logLines(service, OUTAGE_STARTED).length;
-  await proxy.kill();
-  await produce(topic, records(800, 400));
-  await waitFor('the outage logged', 60_000, async () => (logLines(service, OUTAGE_STARTED).length > outagesBefore ? true : undefined));
-  expect((await probes(service)).ready).toBe(503);
-  await new Promise((resolve) => setTimeout(resolve, 5_000));
-  await proxy.restart();
+  await killThenRestart(service, proxy, 'catalog', () => produce(topic, records(800, 400)));
   await caughtUp(service, 1_200, 'caught up after the catalog came back');
   expect(logLines(service, OUTAGE_STARTED).at(-1)).toMatchObject({ level: 'warn', dependency: 'catalog' });
   await expectOutageEndedThenStop(service, 'catalog', 4_000);

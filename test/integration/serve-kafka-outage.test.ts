@@ -22,7 +22,7 @@ import { requireServiceEnv } from '../stack/service.js';
 import { ServeProcess } from './kafka-eo-support/serve-process.js';
 import { produce } from './kafka-pipelines/debezium-topic.js';
 import { createTopic } from './kafka-support/sink-readback.js';
-import { caughtUp, expectOutageEndedThenStop, idsUpTo, landedIds, lastWords, logLines, OUTAGE_STARTED, outageRecords as records, outagePerTest, probes, waitFor, writeOutagePipeline } from './serve-outage-support.js';
+import { caughtUp, expectOutageEndedThenStop, frozenProbeOutage, idsUpTo, killThenRestart, landedIds, lastWords, outageRecords as records, outagePerTest, probes, writeOutagePipeline } from './serve-outage-support.js';
 import { TcpFreezeProxy } from './tcp-freeze-proxy.js';
 
 const REST_URI = requireServiceEnv('THUND_TEST_REST_URI');
@@ -51,14 +51,7 @@ it('answers its probes at once and rides out a frozen and a killed Kafka broker,
   // Frozen for longer than a trigger: the probes keep answering and name kafka.
   proxy.freeze();
   await produce(topic, records(300, 300), direct);
-  const frozen = await waitFor('readyz 503 naming kafka', 30_000, async () => {
-    const state = await probes(service);
-    return state.ready === 503 && state.reasons.includes('kafka') ? state : undefined;
-  });
-  expect(frozen.reasons).toContain('kafka');
-  // The probe that got no answer starts the outage, while the trigger under way still waits on its client.
-  const frozenOutage = await waitFor('the freeze logged as an outage', 15_000, async () => logLines(service, OUTAGE_STARTED).at(-1));
-  expect(frozenOutage).toMatchObject({ level: 'warn', dependency: 'kafka', code: 'PROBE' });
+  await frozenProbeOutage(service, 'kafka');
   for (let i = 0; i < 5; i += 1) {
     await probes(service);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -67,14 +60,7 @@ it('answers its probes at once and rides out a frozen and a killed Kafka broker,
   await caughtUp(service, 600, 'caught up after the freeze', 180_000);
 
   // Killed: serve retries with backoff instead of exiting, and says so.
-  const outagesBefore = logLines(service, OUTAGE_STARTED).length;
-  await proxy.kill();
-  await produce(topic, records(600, 300), direct);
-  const outage = await waitFor('the outage logged', 120_000, async () => logLines(service, OUTAGE_STARTED)[outagesBefore]);
-  expect(outage).toMatchObject({ level: 'warn', dependency: 'kafka' });
-  expect((await probes(service)).reasons).toContain('kafka');
-  await new Promise((resolve) => setTimeout(resolve, 5_000));
-  await proxy.restart();
+  await killThenRestart(service, proxy, 'kafka', () => produce(topic, records(600, 300), direct));
   await caughtUp(service, 900, 'caught up after the broker came back', 180_000);
   await expectOutageEndedThenStop(service, 'kafka', 4_000);
   expect(await landedIds(pipeline, namespace)).toEqual(idsUpTo(900));

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect } from 'vitest';
 import { openCatalog } from '../../src/app/open-catalog.js';
 import { loadConnectionFile } from '../../src/app/serve/connection-file.js';
+import { OUTAGE_STARTED } from '../../src/app/serve/outage.js';
 import type { ServeStatusReport } from '../../src/app/serve/serve-status.js';
 import type { ServeProcess } from './kafka-eo-support/serve-process.js';
 import { liveTableRows } from './kafka-pipelines/pipeline-tables.js';
@@ -97,7 +98,36 @@ export async function caughtUp(service: ServeProcess, rows: number, what: string
 export const logLines = (service: ServeProcess, msg: string | RegExp): Array<Record<string, unknown>> =>
   service.logs.filter((line) => (typeof msg === 'string' ? line['msg'] === msg : msg.test(String(line['msg']))));
 
-export { OUTAGE_STARTED } from '../../src/app/serve/outage.js';
+export { OUTAGE_STARTED };
+
+/**
+ * Once a probed dependency froze: /readyz turns 503 naming it while the probes keep answering,
+ * and the probe that got no answer starts the outage, while the trigger under way may still wait.
+ */
+export async function frozenProbeOutage(service: ServeProcess, dependency: 'kafka' | 'catalog'): Promise<void> {
+  await waitFor(`readyz 503 naming ${dependency}`, 30_000, async () => {
+    const state = await probes(service);
+    return state.ready === 503 && state.reasons.includes(dependency) ? state : undefined;
+  });
+  const outage = await waitFor('the freeze logged as an outage', 15_000, async () => logLines(service, OUTAGE_STARTED).at(-1));
+  expect(outage).toMatchObject({ level: 'warn', dependency, code: 'PROBE' });
+}
+
+/**
+ * Kills the service behind `proxy` (connections reset, then refused) and produces meanwhile; once
+ * serve logged a new outage of `dependency` and /readyz names it, keeps it down 5 s more, then
+ * restarts it.
+ */
+export async function killThenRestart(service: ServeProcess, proxy: { kill(): Promise<void>; restart(): Promise<void> }, dependency: string, produceMeanwhile: () => Promise<void>): Promise<void> {
+  const outagesBefore = logLines(service, OUTAGE_STARTED).length;
+  await proxy.kill();
+  await produceMeanwhile();
+  const outage = await waitFor(`the killed ${dependency} logged`, 120_000, async () => logLines(service, OUTAGE_STARTED)[outagesBefore]);
+  expect(outage).toMatchObject({ level: 'warn', dependency });
+  expect((await probes(service)).reasons).toContain(dependency);
+  await new Promise((resolve) => setTimeout(resolve, 5_000));
+  await proxy.restart();
+}
 
 /** The last outage ended on `dependency` after at least `minMs`, serve never failed, and it stops cleanly on SIGTERM. */
 export async function expectOutageEndedThenStop(service: ServeProcess, dependency: string, minMs: number): Promise<void> {

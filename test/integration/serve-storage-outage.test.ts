@@ -17,7 +17,7 @@ import { requireServiceEnv } from '../stack/service.js';
 import { ServeProcess } from './kafka-eo-support/serve-process.js';
 import { produce } from './kafka-pipelines/debezium-topic.js';
 import { brokers, createTopic } from './kafka-support/sink-readback.js';
-import { caughtUp, expectOutageEndedThenStop, idsUpTo, landedIds, lastWords, logLines, OUTAGE_STARTED, outageRecords as records, outagePerTest, probes, waitFor, writeOutagePipeline } from './serve-outage-support.js';
+import { caughtUp, expectOutageEndedThenStop, idsUpTo, killThenRestart, landedIds, lastWords, logLines, OUTAGE_STARTED, outageRecords as records, outagePerTest, probes, waitFor, writeOutagePipeline } from './serve-outage-support.js';
 import { TcpFreezeProxy } from './tcp-freeze-proxy.js';
 
 const REST_URI = requireServiceEnv('THUND_TEST_REST_URI');
@@ -62,14 +62,7 @@ it('answers its probes at once and rides out frozen and killed storage, stops wi
   expect(logLines(service, 'outage ended').at(-1)).toMatchObject({ level: 'info', dependency: 'storage' });
 
   // Killed (connections reset, then refused), then back: the same, a new outage.
-  const outagesBefore = logLines(service, OUTAGE_STARTED).length;
-  await proxy.kill();
-  await produce(topic, records(600, 300));
-  const killed = await waitFor('the killed storage logged', 120_000, async () => logLines(service, OUTAGE_STARTED)[outagesBefore]);
-  expect(killed).toMatchObject({ level: 'warn', dependency: 'storage' });
-  expect((await probes(service)).reasons).toContain('storage');
-  await new Promise((resolve) => setTimeout(resolve, 5_000));
-  await proxy.restart();
+  await killThenRestart(service, proxy, 'storage', () => produce(topic, records(600, 300)));
   await caughtUp(service, 900, 'caught up after the storage was back', 180_000);
   await expectOutageEndedThenStop(service, 'storage', 4_000);
 
