@@ -92,6 +92,7 @@ export const serviceSchema = z
     restart: z.enum(['no', 'always', 'on-failure', 'unless-stopped']).optional(),
     working_dir: z.string().optional(),
     user: z.string().optional(),
+    profiles: z.array(z.string().regex(/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/)).optional(),
   })
   .refine((s) => s.image !== undefined || s.build !== undefined, 'a service needs image or build');
 

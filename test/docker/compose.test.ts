@@ -60,7 +60,7 @@ describe('docker/compose.yaml', () => {
   });
 
   it('has the dev stack services', () => {
-    expect(Object.keys(render(loadRaw()).services).sort()).toEqual(['kafka', 'minio', 'minio-init', 'rest', 'thund', 'thund-serve', 'trino']);
+    expect(Object.keys(render(loadRaw()).services).sort()).toEqual(['kafka', 'kafka-init', 'minio', 'minio-init', 'rest', 'thund', 'thund-serve', 'trino']);
   });
 
   it('renders with no variables set (every variable has a default) and takes overrides', () => {

@@ -9,65 +9,32 @@
  * `npm run test:docker-image` (about 10 min cold, 2 min warm). Without DOCKER_HOST it starts a private engine with
  * test/docker/engine.sh (root; see DESIGN.md "Docker here"); containers use --network host.
  */
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inspect } from '../e2e/cli.js';
+import { dockerRunner, expectOk, REPO } from './engine.js';
 
-const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const IMAGE = 'thund:image-test';
 const BUILD_TIMEOUT_MS = 30 * 60_000;
 /** Bounds that catch a heavy dependency or build tools slipping into the image. */
 const MAX_NODE_MODULES_MIB = 400;
 const MAX_IMAGE_MIB = 1_000;
 
-let dockerHost = process.env['DOCKER_HOST'] ?? '';
-let startedEngine = false;
-const timings: string[] = [];
-
-function run(command: string, args: readonly string[], timeout = BUILD_TIMEOUT_MS): SpawnSyncReturns<string> {
-  const started = Date.now();
-  const result = spawnSync(command, [...args], {
-    cwd: REPO,
-    encoding: 'utf8',
-    timeout,
-    maxBuffer: 64 * 1024 * 1024,
-    env: { ...process.env, DOCKER_HOST: dockerHost },
-  });
-  timings.push(`${[command, ...args.slice(0, 2)].join(' ')}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  return result;
-}
-
-/** The private engine is driven by its own client (same API version); otherwise `docker` on PATH. */
-function docker(args: readonly string[], timeout?: number): SpawnSyncReturns<string> {
-  return run(process.env['THUND_DOCKER_CLI'] ?? (startedEngine ? '/usr/bin/docker' : 'docker'), args, timeout);
-}
-
-function expectOk(result: SpawnSyncReturns<string>, what: string): void {
-  if (result.status !== 0) {
-    const tail = `${result.stdout ?? ''}\n${result.stderr ?? ''}`.split('\n').slice(-40).join('\n');
-    throw new Error(`${what} failed (exit ${result.status}${result.error ? `, ${result.error.message}` : ''}):\n${tail}`);
-  }
-}
+const runner = dockerRunner();
+const docker = (args: readonly string[], timeout?: number) => runner.docker(args, timeout);
 
 describe('docker/Dockerfile image', () => {
   beforeAll(() => {
-    if (dockerHost === '') {
-      const engine = run('bash', ['test/docker/engine.sh', 'start'], 15 * 60_000);
-      expectOk(engine, 'test/docker/engine.sh start');
-      dockerHost = /DOCKER_HOST=(\S+)/.exec(engine.stdout)?.[1] ?? '';
-      startedEngine = true;
-    }
-    expectOk(docker(['build', '--network', 'host', '-f', 'docker/Dockerfile', '-t', IMAGE, '.']), 'docker build');
+    expectOk(docker(['build', '--network', 'host', '-f', 'docker/Dockerfile', '-t', IMAGE, '.'], BUILD_TIMEOUT_MS), 'docker build');
   }, BUILD_TIMEOUT_MS + 15 * 60_000);
 
   afterAll(() => {
-    if (startedEngine) run('bash', ['test/docker/engine.sh', 'stop'], 60_000);
-    console.log(`docker image test timings:\n  ${timings.join('\n  ')}`);
+    runner.stopEngine();
+    console.log(`docker image test timings:\n  ${runner.timings.join('\n  ')}`);
   });
 
   it('prints the usage by default and runs as a non-root user', () => {

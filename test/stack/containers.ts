@@ -1,39 +1,36 @@
 /**
- * The same services as containers, for machines with a Docker engine (THUND_STACK=containers).
- * Each starter returns the RunningService shape and THUND_TEST_* variables of its local-process
- * twin, so the tests cannot tell the two apart.
+ * The same services as containers, for machines with a Docker engine (THUND_STACK=containers),
+ * started through testcontainers. Each starter returns the RunningService shape and THUND_TEST_*
+ * variables of its local-process twin, with the same settings (the local starters export them),
+ * so the tests cannot tell the two apart.
  *
- * Not run on the project's own machines (they have no Docker engine); kept typechecked.
+ * Every container runs on the host's network, each socket on a free 127.0.0.1 port chosen here:
+ * that works on any Linux engine, including one without a bridge network (the private engine of
+ * test/docker/engine.sh), and no port is published on another interface. testcontainers' reaper
+ * container needs a published port, so it is off: `close` and each service's `stop` remove what
+ * this run started. The images are those of docker/compose.yaml and the stack's other services,
+ * under their upstream names; test/docker/stack-images.ts makes them where no registry serves them.
  */
 import { randomBytes } from 'node:crypto';
-import { MinioContainer } from '@testcontainers/minio';
-import { KafkaContainer } from '@testcontainers/kafka';
-import { GenericContainer, Network, Wait, type StartedNetwork, type StartedTestContainer } from 'testcontainers';
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
+import { clusterId, kafkaServerProperties, adminAnswers, twoFreePorts } from './kafka.js';
 import { MINIO_BUCKET, MINIO_REGION, runningMinio, type RunningMinio } from './minio.js';
-import { MOTO_GLUE_LAUNCHER, motoVersion } from './moto.js';
-import { NESSIE_VERSION, type RunningNessie } from './nessie.js';
-import { ICEBERG_OPEN_API_VERSION, type RunningRestCatalog } from './rest-catalog.js';
+import { MOTO_GLUE_LAUNCHER } from './moto.js';
+import { nessieProperties, type RunningNessie } from './nessie.js';
+import { delay, freePort, httpOk, StackError } from './process.js';
+import { restCatalogEnv, type RunningRestCatalog } from './rest-catalog.js';
 import { stackS3Client } from './s3-env.js';
 import type { RunningService } from './service.js';
+import { STACK_IMAGES } from './stack-image-names.js';
 
-/** MinIO stopped publishing community images after this release; the local build pins a later commit. */
-export const MINIO_IMAGE = 'minio/minio:RELEASE.2025-09-07T16-13-09Z';
-export const REST_FIXTURE_IMAGE = `apache/iceberg-rest-fixture:${ICEBERG_OPEN_API_VERSION}`;
-export const NESSIE_IMAGE = `ghcr.io/projectnessie/nessie:${NESSIE_VERSION}`;
-/** Confluent Platform 8.0 is Apache Kafka 4.0, KRaft only. */
-export const KAFKA_IMAGE = 'confluentinc/cp-kafka:8.0.0';
-/** The same moto release as the local venv's pin. */
-export const motoImage = (): string => `motoserver/moto:${motoVersion()}`;
+// Read by testcontainers when it first needs the reaper: before any container starts.
+process.env['TESTCONTAINERS_RYUK_DISABLED'] = 'true';
+const { GenericContainer } = await import('testcontainers');
+type StartedTestContainer = Awaited<ReturnType<InstanceType<typeof GenericContainer>['start']>>;
 
-const MINIO_ALIAS = 'minio';
-const MINIO_PORT = 9000;
-const REST_PORT = 8181;
-const NESSIE_PORT = 19120;
-const KAFKA_PORT = 9093;
-const MOTO_PORT = 5000;
+const READY_TIMEOUT_MS = 300_000;
+const RUN_LABEL = 'org.thund.test-stack-run';
 
-/** One network per run so the REST fixture reaches MinIO by name; removed by `close`. */
 export interface ContainerStack {
   startMinio(): Promise<RunningMinio>;
   startRestCatalog(minio: RunningMinio): Promise<RunningRestCatalog>;
@@ -44,118 +41,132 @@ export interface ContainerStack {
 }
 
 export function containerStack(): ContainerStack {
-  let network: Promise<StartedNetwork> | undefined;
-  const sharedNetwork = (): Promise<StartedNetwork> => (network ??= new Network().start());
+  const started = new Set<StartedTestContainer>();
+
+  /** Starts `image` on the host network and waits until `ready` answers from the host; its log tail on failure. */
+  async function start(name: string, image: string, options: { env?: Record<string, string>; command?: string[]; entrypoint?: string[]; files?: { content: string; target: string }[] }, ready: () => Promise<boolean>): Promise<StartedTestContainer> {
+    let definition = new GenericContainer(image).withNetworkMode('host').withLabels({ [RUN_LABEL]: String(process.pid) });
+    if (options.env !== undefined) definition = definition.withEnvironment(options.env);
+    if (options.entrypoint !== undefined) definition = definition.withEntrypoint(options.entrypoint);
+    if (options.command !== undefined) definition = definition.withCommand(options.command);
+    if (options.files !== undefined) definition = definition.withCopyContentToContainer(options.files);
+    const container = await definition.start();
+    started.add(container);
+    const deadline = Date.now() + READY_TIMEOUT_MS;
+    while (Date.now() < deadline) {
+      if (await ready().catch(() => false)) return container;
+      await delay(500);
+    }
+    const log = await logTail(container);
+    await stop(container);
+    throw new StackError(`${name} (${image}) was not ready after ${READY_TIMEOUT_MS / 1000} s. Its log:\n${log}`);
+  }
+
+  async function stop(container: StartedTestContainer): Promise<void> {
+    if (!started.delete(container)) return;
+    await container.stop({ remove: true, removeVolumes: true });
+  }
+
+  const service = (container: StartedTestContainer) => () => stop(container);
 
   return {
     async startMinio() {
       const accessKey = `thund${randomBytes(6).toString('hex')}`;
       const secretKey = randomBytes(24).toString('base64url');
-      const container = await new MinioContainer(MINIO_IMAGE)
-        .withUsername(accessKey)
-        .withPassword(secretKey)
-        .withNetwork(await sharedNetwork())
-        .withNetworkAliases(MINIO_ALIAS)
-        .start();
-      const endpoint = container.getConnectionUrl();
+      const [port, consolePort] = [await freePort(), await freePort()];
+      const endpoint = `http://127.0.0.1:${port}`;
+      const container = await start(
+        'minio',
+        STACK_IMAGES.minio,
+        {
+          env: { MINIO_ROOT_USER: accessKey, MINIO_ROOT_PASSWORD: secretKey, MINIO_BROWSER: 'off', MINIO_UPDATE: 'off', MINIO_CI_CD: 'on' },
+          command: ['server', '/data', '--address', `127.0.0.1:${port}`, '--console-address', `127.0.0.1:${consolePort}`, '--quiet'],
+        },
+        () => httpOk(`${endpoint}/minio/health/live`),
+      );
       const s3 = stackS3Client({ endpoint, region: MINIO_REGION, forcePathStyle: true, credentials: { accessKeyId: accessKey, secretAccessKey: secretKey } });
       try {
         await s3.send(new CreateBucketCommand({ Bucket: MINIO_BUCKET }));
       } catch (error) {
-        await container.stop();
+        await stop(container);
         throw error;
       } finally {
         s3.destroy();
       }
-      return runningMinio({ version: MINIO_IMAGE, endpoint, accessKey, secretKey, stop: () => stopContainer(container) });
+      return runningMinio({ version: STACK_IMAGES.minio, endpoint, accessKey, secretKey, stop: service(container) });
     },
 
     async startRestCatalog(minio) {
-      const container = await new GenericContainer(REST_FIXTURE_IMAGE)
-        .withNetwork(await sharedNetwork())
-        .withExposedPorts(REST_PORT)
-        .withEnvironment({
-          CATALOG_WAREHOUSE: `s3://${minio.bucket}/`,
-          CATALOG_IO__IMPL: 'org.apache.iceberg.aws.s3.S3FileIO',
-          // Inside the network MinIO answers by its alias, not by the host-mapped port the tests use.
-          CATALOG_S3_ENDPOINT: `http://${MINIO_ALIAS}:${MINIO_PORT}`,
-          CATALOG_S3_PATH__STYLE__ACCESS: 'true',
-          CATALOG_CLIENT_REGION: minio.region,
-          AWS_ACCESS_KEY_ID: minio.accessKey,
-          AWS_SECRET_ACCESS_KEY: minio.secretKey,
-          AWS_REGION: minio.region,
-        })
-        .withWaitStrategy(Wait.forHttp('/v1/config', REST_PORT).forStatusCode(200))
-        .start();
-      const uri = `http://${container.getHost()}:${container.getMappedPort(REST_PORT)}`;
-      return { name: 'rest-catalog', version: REST_FIXTURE_IMAGE, uri, env: { THUND_TEST_REST_URI: uri }, stop: () => stopContainer(container) };
+      const port = await freePort();
+      const uri = `http://127.0.0.1:${port}`;
+      const container = await start('rest-catalog', STACK_IMAGES['iceberg-rest-fixture'], { env: restCatalogEnv(minio, port, 'jdbc:sqlite:/tmp/catalog.sqlite') }, () => httpOk(`${uri}/v1/config`));
+      return { name: 'rest-catalog', version: STACK_IMAGES['iceberg-rest-fixture'], uri, env: { THUND_TEST_REST_URI: uri }, stop: service(container) };
     },
 
     async startNessie(minio) {
-      // Quarkus reads each variable as the property of the same name; the key is a Quarkus secret.
-      const container = await new GenericContainer(NESSIE_IMAGE)
-        .withNetwork(await sharedNetwork())
-        .withExposedPorts(NESSIE_PORT)
-        .withEnvironment({
-          'nessie.version.store.type': 'IN_MEMORY',
-          'nessie.catalog.default-warehouse': 'warehouse',
-          'nessie.catalog.warehouses.warehouse.location': `s3://${minio.bucket}/nessie/`,
-          'nessie.catalog.service.s3.default-options.endpoint': `http://${MINIO_ALIAS}:${MINIO_PORT}`,
-          // What Nessie tells clients (pyiceberg, Spark) outside the network.
-          'nessie.catalog.service.s3.default-options.external-endpoint': minio.endpoint,
-          'nessie.catalog.service.s3.default-options.path-style-access': 'true',
-          'nessie.catalog.service.s3.default-options.region': minio.region,
-          'nessie.catalog.service.s3.default-options.access-key': 'urn:nessie-secret:quarkus:thund-minio',
-          // Vended credentials: session keys from MinIO's STS, as the local Nessie does.
-          'nessie.catalog.service.s3.default-options.client-iam.enabled': 'true',
-          'nessie.catalog.service.s3.default-options.client-iam.assume-role': 'arn:aws:iam::000000000000:role/thund-test',
-          'nessie.catalog.service.s3.default-options.sts-endpoint': `http://${MINIO_ALIAS}:${MINIO_PORT}`,
-          'nessie.catalog.service.s3.default-options.request-signing-enabled': 'false',
-          'thund-minio.name': minio.accessKey,
-          'thund-minio.secret': minio.secretKey,
-        })
-        .withWaitStrategy(Wait.forHttp('/iceberg/v1/config', NESSIE_PORT).forStatusCode(200))
-        .start();
-      const uri = `http://${container.getHost()}:${container.getMappedPort(NESSIE_PORT)}/iceberg`;
-      return { name: 'nessie', version: NESSIE_IMAGE, uri, env: { THUND_TEST_NESSIE_URI: uri }, stop: () => stopContainer(container) };
+      const [port, managementPort] = [await freePort(), await freePort()];
+      const uri = `http://127.0.0.1:${port}/iceberg`;
+      // Quarkus reads an environment variable named exactly as a property.
+      const container = await start('nessie', STACK_IMAGES.nessie, { env: nessieProperties(minio, port, managementPort) }, () => httpOk(`${uri}/v1/config`));
+      return { name: 'nessie', version: STACK_IMAGES.nessie, uri, env: { THUND_TEST_NESSIE_URI: uri }, stop: service(container) };
     },
 
     async startKafka() {
-      const container = await new KafkaContainer(KAFKA_IMAGE).withKraft().start();
-      const brokers = `${container.getHost()}:${container.getMappedPort(KAFKA_PORT)}`;
-      return { name: 'kafka', version: KAFKA_IMAGE, env: { THUND_TEST_KAFKA_BROKERS: brokers }, stop: () => stopContainer(container) };
+      const [brokerPort, controllerPort] = await twoFreePorts();
+      const { 'controller.quorum.bootstrap.servers': _dynamicQuorum, ...properties } = kafkaServerProperties({ brokerPort, controllerPort, logDirs: '/tmp/kafka-logs' });
+      // The image formats its storage for a static quorum, as docker/compose.yaml configures it.
+      properties['controller.quorum.voters'] = `1@127.0.0.1:${controllerPort}`;
+      const brokers = `127.0.0.1:${brokerPort}`;
+      const container = await start('kafka', STACK_IMAGES.kafka, { env: { ...kafkaEnvironment(properties), CLUSTER_ID: clusterId() } }, () => adminAnswers(brokers));
+      return { name: 'kafka', version: STACK_IMAGES.kafka, env: { THUND_TEST_KAFKA_BROKERS: brokers }, stop: service(container) };
     },
 
     async startMoto() {
       // The image's python runs the same patched launcher as the local moto (test/stack/moto.ts).
-      const image = motoImage();
-      const container = await new GenericContainer(image)
-        .withCopyContentToContainer([{ content: MOTO_GLUE_LAUNCHER, target: '/thund/moto_glue_server.py' }])
-        .withEntrypoint(['python3'])
-        .withCommand(['/thund/moto_glue_server.py', '-H', '0.0.0.0', '-p', String(MOTO_PORT)])
-        .withExposedPorts(MOTO_PORT)
-        .withWaitStrategy(Wait.forHttp('/moto-api/', MOTO_PORT).forStatusCode(200))
-        .start();
-      const endpoint = `http://${container.getHost()}:${container.getMappedPort(MOTO_PORT)}`;
+      const port = await freePort();
+      const endpoint = `http://127.0.0.1:${port}`;
+      const container = await start(
+        'moto',
+        STACK_IMAGES.moto,
+        {
+          files: [{ content: MOTO_GLUE_LAUNCHER, target: '/thund/moto_glue_server.py' }],
+          entrypoint: ['python3'],
+          command: ['/thund/moto_glue_server.py', '-H', '127.0.0.1', '-p', String(port)],
+        },
+        () => httpOk(`${endpoint}/moto-api/`),
+      );
       return {
         name: 'moto',
-        version: image,
+        version: STACK_IMAGES.moto,
         env: {
           THUND_TEST_GLUE_ENDPOINT: endpoint,
           THUND_TEST_AWS_ACCESS_KEY: 'testing',
           THUND_TEST_AWS_SECRET_KEY: 'testing',
           THUND_TEST_AWS_REGION: 'us-east-1',
         },
-        stop: () => stopContainer(container),
+        stop: service(container),
       };
     },
 
     async close() {
-      if (network !== undefined) await (await network).stop();
+      await Promise.allSettled([...started].map((container) => stop(container)));
     },
   };
 }
 
-async function stopContainer(container: StartedTestContainer): Promise<void> {
-  await container.stop();
+/** A broker property as the apache/kafka image's variable: `KAFKA_` + upper case, `-` → `___`, `_` → `__`, `.` → `_`. */
+export function kafkaEnvironment(properties: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(properties).map(([key, value]) => [`KAFKA_${key.replaceAll('-', '\u0000').replaceAll('_', '__').replaceAll('.', '_').replaceAll('\u0000', '___').toUpperCase()}`, value]),
+  );
+}
+
+async function logTail(container: StartedTestContainer): Promise<string> {
+  const stream = await container.logs({ tail: 60 });
+  const chunks: string[] = [];
+  return new Promise((resolve) => {
+    stream.on('data', (chunk: Buffer | string) => chunks.push(chunk.toString()));
+    stream.on('end', () => resolve(chunks.join('')));
+    setTimeout(() => resolve(chunks.join('')), 5_000).unref();
+  });
 }

@@ -51,7 +51,7 @@ export async function startKafka(options: { readonly proxied?: ProxiedListener }
   const dir = runDir(`kafka-${brokerPort}`);
   const serverProperties = join(dir, 'server.properties');
   const log4jConfig = join(dir, 'log4j2.properties');
-  writeFileSync(serverProperties, serverConfig(brokerPort, controllerPort, join(dir, 'data'), options.proxied));
+  writeFileSync(serverProperties, propertiesFile(kafkaServerProperties({ brokerPort, controllerPort, logDirs: join(dir, 'data'), proxied: options.proxied })));
   writeFileSync(log4jConfig, LOG4J2_CONFIG);
   // C1 only and the serial collector: a test broker starts sooner and takes less of a 2-core machine.
   const jvm = ['-Xmx512m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Djava.awt.headless=true', `-Dlog4j2.configurationFile=${log4jConfig}`, '-cp', classpath];
@@ -70,34 +70,38 @@ export async function startKafka(options: { readonly proxied?: ProxiedListener }
   };
 }
 
-function serverConfig(brokerPort: number, controllerPort: number, logDirs: string, proxied: ProxiedListener | undefined): string {
+/** The broker's settings (one node, broker and controller, everything on loopback); the containers lane passes them as the image's KAFKA_* variables. */
+export function kafkaServerProperties(args: { brokerPort: number; controllerPort: number; logDirs: string; proxied?: ProxiedListener | undefined }): Record<string, string> {
+  const { brokerPort, controllerPort, proxied } = args;
   const external = proxied === undefined ? { listener: '', advertised: '', protocol: '' } : {
     listener: `,PROXIED://127.0.0.1:${proxied.port}`,
     advertised: `,PROXIED://127.0.0.1:${proxied.advertisedPort}`,
     protocol: ',PROXIED:PLAINTEXT',
   };
-  return `${[
-    'process.roles=broker,controller',
-    'node.id=1',
-    `listeners=PLAINTEXT://127.0.0.1:${brokerPort},CONTROLLER://127.0.0.1:${controllerPort}${external.listener}`,
-    `advertised.listeners=PLAINTEXT://127.0.0.1:${brokerPort}${external.advertised}`,
-    `listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT${external.protocol}`,
-    'inter.broker.listener.name=PLAINTEXT',
-    'controller.listener.names=CONTROLLER',
-    `controller.quorum.bootstrap.servers=127.0.0.1:${controllerPort}`,
-    `log.dirs=${logDirs}`,
-    'num.partitions=1',
-    'offsets.topic.replication.factor=1',
-    'offsets.topic.num.partitions=1',
-    'transaction.state.log.replication.factor=1',
-    'transaction.state.log.min.isr=1',
-    'transaction.state.log.num.partitions=1',
-    'share.coordinator.state.topic.replication.factor=1',
-    'share.coordinator.state.topic.min.isr=1',
-    'group.initial.rebalance.delay.ms=0',
-    'auto.create.topics.enable=true',
-  ].join('\n')}\n`;
+  return {
+    'process.roles': 'broker,controller',
+    'node.id': '1',
+    listeners: `PLAINTEXT://127.0.0.1:${brokerPort},CONTROLLER://127.0.0.1:${controllerPort}${external.listener}`,
+    'advertised.listeners': `PLAINTEXT://127.0.0.1:${brokerPort}${external.advertised}`,
+    'listener.security.protocol.map': `PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT${external.protocol}`,
+    'inter.broker.listener.name': 'PLAINTEXT',
+    'controller.listener.names': 'CONTROLLER',
+    'controller.quorum.bootstrap.servers': `127.0.0.1:${controllerPort}`,
+    'log.dirs': args.logDirs,
+    'num.partitions': '1',
+    'offsets.topic.replication.factor': '1',
+    'offsets.topic.num.partitions': '1',
+    'transaction.state.log.replication.factor': '1',
+    'transaction.state.log.min.isr': '1',
+    'transaction.state.log.num.partitions': '1',
+    'share.coordinator.state.topic.replication.factor': '1',
+    'share.coordinator.state.topic.min.isr': '1',
+    'group.initial.rebalance.delay.ms': '0',
+    'auto.create.topics.enable': 'true',
+  };
 }
+
+const propertiesFile = (properties: Record<string, string>): string => `${Object.entries(properties).map(([key, value]) => `${key}=${value}`).join('\n')}\n`;
 
 // Everything to stdout, which startProcess sends to the service's log file.
 const LOG4J2_CONFIG = `status = warn
@@ -112,21 +116,21 @@ logger.kafka-request.level = WARN
 `;
 
 /** A Kafka cluster id is a base64url UUID without padding; one starting with '-' would read as a CLI flag. */
-function clusterId(): string {
+export function clusterId(): string {
   for (;;) {
     const id = randomBytes(16).toString('base64url');
     if (!id.startsWith('-')) return id;
   }
 }
 
-async function twoFreePorts(): Promise<[number, number]> {
+export async function twoFreePorts(): Promise<[number, number]> {
   const first = await freePort();
   let second = await freePort();
   while (second === first) second = await freePort();
   return [first, second];
 }
 
-async function adminAnswers(brokers: string): Promise<boolean> {
+export async function adminAnswers(brokers: string): Promise<boolean> {
   const admin = new Kafka({ clientId: 'thund-stack-health', brokers: [brokers], logLevel: logLevel.NOTHING, connectionTimeout: 2_000, retry: { retries: 0 } }).admin();
   try {
     await admin.connect();

@@ -37,7 +37,25 @@ export async function startNessie(storage: RestCatalogStorage): Promise<RunningN
   ]);
   const [port, managementPort] = [await freePort(), await freePort()];
   const dir = runDir(`nessie-${port}`);
-  const properties: Record<string, string> = {
+  const properties = nessieProperties(storage, port, managementPort);
+  mkdirSync(join(dir, 'config'), { recursive: true });
+  const lines = Object.entries(properties).map(([key, value]) => `${key}=${value.replaceAll('\\', '\\\\')}\n`);
+  writeFileSync(join(dir, 'config', 'application.properties'), lines.join(''), { mode: 0o600 });
+  const service = startProcess({ name: `nessie-${port}`, command: java, args: ['-Xmx512m', '-Djava.awt.headless=true', '-jar', jar], cwd: dir });
+  const uri = `http://127.0.0.1:${port}/iceberg`;
+  await waitUntilReady(service, () => httpOk(`${uri}/v1/config`), READY_TIMEOUT_MS);
+  return {
+    name: 'nessie',
+    version: `nessie ${NESSIE_VERSION}`,
+    uri,
+    env: { THUND_TEST_NESSIE_URI: uri },
+    stop: () => service.stop(),
+  };
+}
+
+/** Nessie's Quarkus settings: both sockets on 127.0.0.1, the warehouse in the stack's bucket, MinIO's key as a Quarkus secret. The containers lane passes them as the image's environment. */
+export function nessieProperties(storage: RestCatalogStorage, port: number, managementPort: number): Record<string, string> {
+  return {
     'quarkus.http.host': '127.0.0.1',
     'quarkus.http.port': String(port),
     'quarkus.management.host': '127.0.0.1',
@@ -59,18 +77,5 @@ export async function startNessie(storage: RestCatalogStorage): Promise<RunningN
     'nessie.catalog.service.s3.default-options.request-signing-enabled': 'false',
     [`${KEY_SECRET}.name`]: storage.accessKey,
     [`${KEY_SECRET}.secret`]: storage.secretKey,
-  };
-  mkdirSync(join(dir, 'config'), { recursive: true });
-  const lines = Object.entries(properties).map(([key, value]) => `${key}=${value.replaceAll('\\', '\\\\')}\n`);
-  writeFileSync(join(dir, 'config', 'application.properties'), lines.join(''), { mode: 0o600 });
-  const service = startProcess({ name: `nessie-${port}`, command: java, args: ['-Xmx512m', '-Djava.awt.headless=true', '-jar', jar], cwd: dir });
-  const uri = `http://127.0.0.1:${port}/iceberg`;
-  await waitUntilReady(service, () => httpOk(`${uri}/v1/config`), READY_TIMEOUT_MS);
-  return {
-    name: 'nessie',
-    version: `nessie ${NESSIE_VERSION}`,
-    uri,
-    env: { THUND_TEST_NESSIE_URI: uri },
-    stop: () => service.stop(),
   };
 }

@@ -91,22 +91,7 @@ export async function startRestCatalog(storage: RestCatalogStorage): Promise<Run
     command: 'java',
     args: ['-Xmx512m', '-Djava.awt.headless=true', '-cp', classpath, LAUNCHER_CLASS],
     cwd: dir,
-    env: {
-      // CATALOG_X__Y_Z becomes catalog property x-y.z (double underscore → dash, underscore → dot).
-      CATALOG_REST_PORT: String(port),
-      CATALOG_URI: `jdbc:sqlite:${join(dir, 'catalog.sqlite')}`,
-      CATALOG_JDBC_SCHEMA__VERSION: 'V1',
-      CATALOG_WAREHOUSE: `s3://${storage.bucket}/`,
-      CATALOG_IO__IMPL: 'org.apache.iceberg.aws.s3.S3FileIO',
-      CATALOG_S3_ENDPOINT: storage.endpoint,
-      CATALOG_S3_PATH__STYLE__ACCESS: 'true',
-      CATALOG_CLIENT_REGION: storage.region,
-      // The server logs every catalog property at start, so the keys go through the AWS SDK's own
-      // environment variables (its default credentials chain) and never appear in the log.
-      AWS_ACCESS_KEY_ID: storage.accessKey,
-      AWS_SECRET_ACCESS_KEY: storage.secretKey,
-      AWS_REGION: storage.region,
-    },
+    env: restCatalogEnv(storage, port, `jdbc:sqlite:${join(dir, 'catalog.sqlite')}`),
   });
   await waitUntilReady(service, () => httpOk(`${uri}/v1/config`), READY_TIMEOUT_MS);
   return {
@@ -115,5 +100,25 @@ export async function startRestCatalog(storage: RestCatalogStorage): Promise<Run
     uri,
     env: { THUND_TEST_REST_URI: uri },
     stop: () => service.stop(),
+  };
+}
+
+/** The fixture's settings, as the environment variables it reads (its container image reads the same). */
+export function restCatalogEnv(storage: RestCatalogStorage, port: number, jdbcUri: string): Record<string, string> {
+  return {
+    // CATALOG_X__Y_Z becomes catalog property x-y.z (double underscore → dash, underscore → dot).
+    CATALOG_REST_PORT: String(port),
+    CATALOG_URI: jdbcUri,
+    CATALOG_JDBC_SCHEMA__VERSION: 'V1',
+    CATALOG_WAREHOUSE: `s3://${storage.bucket}/`,
+    CATALOG_IO__IMPL: 'org.apache.iceberg.aws.s3.S3FileIO',
+    CATALOG_S3_ENDPOINT: storage.endpoint,
+    CATALOG_S3_PATH__STYLE__ACCESS: 'true',
+    CATALOG_CLIENT_REGION: storage.region,
+    // The server logs every catalog property at start, so the keys go through the AWS SDK's own
+    // environment variables (its default credentials chain) and never appear in the log.
+    AWS_ACCESS_KEY_ID: storage.accessKey,
+    AWS_SECRET_ACCESS_KEY: storage.secretKey,
+    AWS_REGION: storage.region,
   };
 }
