@@ -1,0 +1,55 @@
+/**
+ * The Docker engine the image scripts talk to: DOCKER_HOST when set (with `docker` on PATH, or
+ * THUND_DOCKER_CLI), else the private engine of test/docker/engine.sh (root), started if needed
+ * and driven by its own client, /usr/bin/docker.
+ */
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { StackError } from '../stack/process.js';
+
+export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface DockerEngine {
+  /** unix://… or tcp://… */
+  readonly host: string;
+  /** The client binary. */
+  readonly cli: string;
+}
+
+let engine: DockerEngine | undefined;
+
+export function dockerEngine(): DockerEngine {
+  if (engine !== undefined) return engine;
+  const given = process.env['DOCKER_HOST'];
+  if (given !== undefined && given !== '') {
+    engine = { host: given, cli: process.env['THUND_DOCKER_CLI'] ?? 'docker' };
+    return engine;
+  }
+  const started = spawnSync('bash', ['test/docker/engine.sh', 'start'], { cwd: REPO, encoding: 'utf8', timeout: 15 * 60_000 });
+  const host = /DOCKER_HOST=(\S+)/.exec(started.stdout ?? '')?.[1];
+  if (started.status !== 0 || host === undefined) {
+    throw new StackError(`test/docker/engine.sh start failed (exit ${started.status}):\n${tail(started)}`);
+  }
+  engine = { host, cli: process.env['THUND_DOCKER_CLI'] ?? '/usr/bin/docker' };
+  return engine;
+}
+
+/** Runs the engine's client to completion (no shell); output captured. */
+export function docker(args: readonly string[], timeoutMs = 600_000): SpawnSyncReturns<string> {
+  const { host, cli } = dockerEngine();
+  return spawnSync(cli, [...args], { cwd: REPO, encoding: 'utf8', timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, DOCKER_HOST: host } });
+}
+
+/** Like docker(), failing with the command's output tail when it exits non-zero. */
+export function dockerOk(args: readonly string[], timeoutMs?: number): string {
+  const result = docker(args, timeoutMs);
+  if (result.status !== 0) {
+    throw new StackError(`docker ${args.slice(0, 3).join(' ')} failed (exit ${result.status}${result.error ? `, ${result.error.message}` : ''}):\n${tail(result)}`);
+  }
+  return result.stdout;
+}
+
+export function tail(result: SpawnSyncReturns<string>, lines = 40): string {
+  return `${result.stdout ?? ''}\n${result.stderr ?? ''}`.trim().split('\n').slice(-lines).join('\n');
+}
