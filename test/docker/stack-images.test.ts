@@ -240,8 +240,10 @@ describe('the stack images', () => {
     await waitFor(nessie, '/api/v2/config', () => httpOk(`${base}/api/v2/config`));
     const config = (await (await fetch(`${base}/api/v2/config`)).json()) as { defaultBranch?: string };
     expect(config.defaultBranch).toBe('main');
-    const iceberg = (await (await fetch(`${base}/iceberg/v1/config`)).json()) as { defaults?: Record<string, string> };
-    expect(iceberg.defaults?.['prefix'] ?? JSON.stringify(iceberg)).toContain('main');
+    const icebergResponse = await fetch(`${base}/iceberg/v1/config`);
+    const iceberg = (await icebergResponse.json()) as { defaults?: Record<string, string> };
+    expect(icebergResponse.status, JSON.stringify(iceberg)).toBe(200);
+    expect(iceberg.defaults?.['prefix']).toContain('main');
     expect(await httpOk(`http://127.0.0.1:${managementPort}/q/health/ready`)).toBe(true);
   }, 600_000);
 

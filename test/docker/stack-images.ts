@@ -19,6 +19,7 @@ import { pathToFileURL } from 'node:url';
 import { JAVA25_HOME } from '../stack/java.js';
 import { KAFKA_VERSION, kafkaToolsClasspath } from '../stack/kafka.js';
 import { mavenArtifact } from '../stack/maven.js';
+import { MINIO_MODULE_VERSION } from '../stack/minio.js';
 import { motoVersion } from '../stack/moto.js';
 import { NESSIE_VERSION } from '../stack/nessie.js';
 import { cacheDir, runStep, StackError } from '../stack/process.js';
@@ -34,6 +35,15 @@ const HOST_CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
 const GO_MINOR = '1.25';
 /** Development tools a service runtime does not need (jdk.jlink cannot be linked from a JDK without jmods anyway). */
 const JRE_LEFT_OUT = /^jdk\.(jlink|jpackage|jshell|javadoc|jdeps|jartool|compiler|hotspot\.agent|editpad|internal\.ed|internal\.le|internal\.opt|jdi|jdwp\.agent|jconsole)$/;
+
+/**
+ * The module versions docker/minio/Dockerfile's `go install`s get here. The module proxy this
+ * machine reaches refuses the RELEASE tags the Dockerfile names (403 "not available") and serves
+ * one version of each module: MinIO's is the one the test stack runs (test/stack/minio.ts: the
+ * pinned release plus 11 small commits); mc's is a March 2025 commit (the Dockerfile names
+ * RELEASE.2025-08-13). The image keeps compose.yaml's tag.
+ */
+const MINIO_BUILD_ARGS = { MINIO_RELEASE: MINIO_MODULE_VERSION, MC_RELEASE: 'v0.0.0-20250313080218-cf909e1063a9' };
 
 /** The release docker/minio/Dockerfile builds (its MINIO_RELEASE argument), which compose.yaml's tag names. */
 export function minioRelease(): string {
@@ -81,8 +91,8 @@ const RECIPES: Record<StackImageName, Recipe> = {
       await build(ref, context, { GOLANG_VERSION: go.version, GOPROXY: env.GOPROXY, GOSUMDB: env.GOSUMDB, GOFLAGS: env.GOFLAGS });
     },
   },
-  // The users' Dockerfile, unchanged, in its own folder.
-  minio: { needs: ['golang', 'debian'], make: (ref) => build(ref, join(REPO, 'docker', 'minio')) },
+  // The users' Dockerfile, unchanged, in its own folder; only its release arguments differ (see MINIO_BUILD_ARGS).
+  minio: { needs: ['golang', 'debian'], make: (ref) => build(ref, join(REPO, 'docker', 'minio'), MINIO_BUILD_ARGS) },
   'stack-base': { needs: ['debian'], make: (ref, context) => build(ref, context) },
   'iceberg-rest-fixture': {
     needs: ['stack-base'],
@@ -189,13 +199,15 @@ async function build(ref: string, context: string, buildArgs: Readonly<Record<st
 /**
  * debian:bookworm-slim is the minbase tree test/docker/engine.sh debootstraps (its apt sources name
  * the Debian mirror this machine's apt uses), imported with its root folder opened to all users
- * (debootstrap's target folder was 0700) and without apt's downloaded package lists.
+ * (debootstrap's target folder was 0700), without apt's downloaded package lists, and with apt
+ * set to keep no caches (images/debian/rootfs).
  */
 async function importMinbase(ref: string, context: string): Promise<void> {
   const tarball = join(cacheDir('docker'), 'bookworm-minbase.tar');
   if (!existsSync(tarball)) throw new StackError(`${tarball} is missing: test/docker/engine.sh start makes it (debootstrap)`);
+  // The folder's own rootfs/ (apt settings) is already there; the tree goes around it.
   const rootfs = join(context, 'rootfs');
-  mkdirSync(rootfs);
+  mkdirSync(rootfs, { recursive: true });
   await runStep('minbase-untar', 'tar', ['-C', rootfs, '-xf', tarball]);
   rmSync(join(rootfs, 'var', 'lib', 'apt', 'lists'), { recursive: true, force: true });
   mkdirSync(join(rootfs, 'var', 'lib', 'apt', 'lists', 'partial'), { recursive: true });
