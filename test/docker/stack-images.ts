@@ -4,9 +4,10 @@
  * exact names, from the artifacts the local test stack already runs (Maven jars, the module
  * proxy's Go toolchain, PyPI, this machine's JDKs and the Debian mirror):
  *
- *   npx tsx test/docker/stack-images.ts [name…]     # names: see STACK_IMAGES (all by default)
+ *   npx tsx test/docker/stack-images.ts [--rebuild] [name…]   # names: see STACK_IMAGES (all by default)
  *
- * An image that exists is kept. Each one made carries the label MADE_BY_LABEL. The Dockerfiles
+ * An image that exists is kept, unless --rebuild names it (then it is built without the build
+ * cache, and the old image stays usable by containers that run it until they are removed). Each one made carries the label MADE_BY_LABEL. The Dockerfiles
  * and scripts are in test/docker/images/<name>/; a build's context is a temporary folder with
  * that folder's files and the artifacts hard-linked into its rootfs/ (copied across file systems).
  */
@@ -71,14 +72,14 @@ interface Recipe {
   /** Images this one is built FROM. */
   readonly needs: readonly StackImageName[];
   /** Makes the image: fills `context` (already holding the folder's files) and builds, or imports. */
-  make(ref: string, context: string): Promise<void>;
+  make(ref: string, context: string, fresh: boolean): Promise<void>;
 }
 
 const RECIPES: Record<StackImageName, Recipe> = {
   debian: { needs: [], make: importMinbase },
   golang: {
     needs: ['debian'],
-    async make(ref, context) {
+    async make(ref, context, fresh) {
       const go = await goToolchain();
       linkTree(go.root, join(context, 'rootfs', 'usr', 'local', 'go'));
       mkdirSync(join(context, 'rootfs', 'etc', 'ssl', 'certs'), { recursive: true });
@@ -88,31 +89,31 @@ const RECIPES: Record<StackImageName, Recipe> = {
         chmodSync(join(context, 'rootfs', dir), 0o1777);
       }
       const env = hostGoEnv();
-      await build(ref, context, { GOLANG_VERSION: go.version, GOPROXY: env.GOPROXY, GOSUMDB: env.GOSUMDB, GOFLAGS: env.GOFLAGS });
+      await build(ref, context, fresh, { GOLANG_VERSION: go.version, GOPROXY: env.GOPROXY, GOSUMDB: env.GOSUMDB, GOFLAGS: env.GOFLAGS });
     },
   },
   // The users' Dockerfile, unchanged, in its own folder; only its release arguments differ (see MINIO_BUILD_ARGS).
-  minio: { needs: ['golang', 'debian'], make: (ref) => build(ref, join(REPO, 'docker', 'minio'), MINIO_BUILD_ARGS) },
-  'stack-base': { needs: ['debian'], make: (ref, context) => build(ref, context) },
+  minio: { needs: ['golang', 'debian'], make: (ref, _context, fresh) => build(ref, join(REPO, 'docker', 'minio'), fresh, MINIO_BUILD_ARGS) },
+  'stack-base': { needs: ['debian'], make: build },
   'iceberg-rest-fixture': {
     needs: ['stack-base'],
-    async make(ref, context) {
+    async make(ref, context, fresh) {
       linkTree(await jre(JAVA17_HOME), join(context, 'rootfs', 'opt', 'java', 'openjdk'));
       linkFile(await restCatalogJar(), join(context, 'rootfs', 'usr', 'lib', 'iceberg-rest', 'iceberg-rest-adapter.jar'));
-      await build(ref, context);
+      await build(ref, context, fresh);
     },
   },
   kafka: {
     needs: ['stack-base'],
-    async make(ref, context) {
+    async make(ref, context, fresh) {
       linkTree(await jre(JAVA17_HOME), join(context, 'rootfs', 'opt', 'java', 'openjdk'));
       linkJars(await kafkaToolsClasspath(), join(context, 'rootfs', 'opt', 'kafka', 'libs'));
-      await build(ref, context);
+      await build(ref, context, fresh);
     },
   },
   trino: {
     needs: ['stack-base'],
-    async make(ref, context) {
+    async make(ref, context, fresh) {
       const installed = await installTrino();
       const home = join(context, 'rootfs', 'usr', 'lib', 'trino');
       linkTree(await jre(JAVA25_HOME), join(context, 'rootfs', 'opt', 'java', 'openjdk'));
@@ -120,24 +121,24 @@ const RECIPES: Record<StackImageName, Recipe> = {
       linkJars(readdirSync(join(installed.pluginDir, 'iceberg')).map((jar) => join(installed.pluginDir, 'iceberg', jar)), join(home, 'plugin', 'iceberg'));
       mkdirSync(join(context, 'rootfs', 'etc', 'trino', 'catalog'), { recursive: true });
       writeFileSync(join(context, 'rootfs', 'etc', 'trino', 'jvm.config'), `${TRINO_JVM_FLAGS.join('\n')}\n`);
-      await build(ref, context, { TRINO_VERSION, TRINO_MAIN_CLASS: TRINO_LAUNCHER_CLASS });
+      await build(ref, context, fresh, { TRINO_VERSION, TRINO_MAIN_CLASS: TRINO_LAUNCHER_CLASS });
     },
   },
   nessie: {
     needs: ['stack-base'],
-    async make(ref, context) {
+    async make(ref, context, fresh) {
       const jar = await mavenArtifact({ groupId: 'org.projectnessie.nessie', artifactId: 'nessie-quarkus', version: NESSIE_VERSION, classifier: 'runner' });
       linkTree(await jre(JAVA25_HOME), join(context, 'rootfs', 'opt', 'java', 'openjdk'));
       linkFile(jar, join(context, 'rootfs', 'deployments', 'nessie-quarkus-runner.jar'));
-      await build(ref, context);
+      await build(ref, context, fresh);
     },
   },
   moto: {
     needs: ['stack-base'],
-    async make(ref, context) {
+    async make(ref, context, fresh) {
       copyFileSync(join(REPO, 'test', 'stack', 'requirements-moto.txt'), join(context, 'requirements-moto.txt'));
       copyFileSync(HOST_CA_BUNDLE, join(context, 'host-ca.crt'));
-      await build(ref, context);
+      await build(ref, context, fresh);
     },
   },
 };
@@ -150,8 +151,11 @@ export interface MadeImage {
   readonly seconds: number | undefined;
 }
 
-/** Makes the named images (all by default) and what they are built from, when missing; one line each on stdout. */
-export async function ensureStackImages(names: readonly StackImageName[] = Object.keys(STACK_IMAGES) as StackImageName[]): Promise<MadeImage[]> {
+/**
+ * Makes the named images (all by default) and what they are built from, when missing; one line
+ * each on stdout. `rebuild`: the named images are made anew even when they exist.
+ */
+export async function ensureStackImages(names: readonly StackImageName[] = Object.keys(STACK_IMAGES) as StackImageName[], options: { readonly rebuild?: boolean } = {}): Promise<MadeImage[]> {
   dockerEngine();
   const made: MadeImage[] = [];
   const visit = async (name: StackImageName): Promise<void> => {
@@ -159,13 +163,14 @@ export async function ensureStackImages(names: readonly StackImageName[] = Objec
     for (const need of RECIPES[name].needs) await visit(need);
     const ref = STACK_IMAGES[name];
     let seconds: number | undefined;
-    if (!imageExists(ref)) {
+    const fresh = options.rebuild === true && names.includes(name);
+    if (fresh || !imageExists(ref)) {
       const started = Date.now();
       const context = mkdtempSync(join(tmpdir(), `thund-image-${name}-`));
       try {
         const own = join(IMAGES, name);
         if (existsSync(own)) cpSync(own, context, { recursive: true });
-        await RECIPES[name].make(ref, context);
+        await RECIPES[name].make(ref, context, fresh);
       } finally {
         rmSync(context, { recursive: true, force: true });
       }
@@ -189,8 +194,9 @@ function imageSizeMiB(ref: string): number {
   return Number(result.stdout.trim()) / 2 ** 20;
 }
 
-async function build(ref: string, context: string, buildArgs: Readonly<Record<string, string>> = {}): Promise<void> {
-  const args = ['build', '--network', 'host', '--label', MADE_BY_LABEL, '-t', ref];
+/** `fresh`: without the build cache. */
+async function build(ref: string, context: string, fresh: boolean, buildArgs: Readonly<Record<string, string>> = {}): Promise<void> {
+  const args = ['build', '--network', 'host', '--label', MADE_BY_LABEL, '-t', ref, ...(fresh ? ['--no-cache'] : [])];
   for (const [name, value] of Object.entries(buildArgs)) args.push('--build-arg', `${name}=${value}`);
   const { host, cli } = dockerEngine();
   await runStep(`docker-build-${ref.replace(/[^A-Za-z0-9.-]+/g, '_')}`, cli, [...args, context], { env: { DOCKER_HOST: host, DOCKER_BUILDKIT: '0' } });
@@ -308,13 +314,14 @@ function isStackImageName(name: string): name is StackImageName {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const names = process.argv.slice(2);
+  const rebuild = process.argv.includes('--rebuild');
+  const names = process.argv.slice(2).filter((arg) => arg !== '--rebuild');
   const unknown = names.filter((name) => !isStackImageName(name));
   if (unknown.length > 0) {
     console.error(`unknown image name(s): ${unknown.join(', ')}; known: ${Object.keys(STACK_IMAGES).join(', ')}`);
     process.exit(2);
   }
-  ensureStackImages(names.length === 0 ? undefined : names.filter(isStackImageName)).catch((error: unknown) => {
+  ensureStackImages(names.length === 0 ? undefined : names.filter(isStackImageName), { rebuild }).catch((error: unknown) => {
     console.error(error instanceof Error ? error.message : error);
     process.exit(1);
   });
