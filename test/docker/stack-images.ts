@@ -196,7 +196,8 @@ function imageSizeMiB(ref: string): number {
 
 /** `fresh`: without the build cache. */
 async function build(ref: string, context: string, fresh: boolean, buildArgs: Readonly<Record<string, string>> = {}): Promise<void> {
-  const args = ['build', '--network', 'host', '--label', MADE_BY_LABEL, '-t', ref, ...(fresh ? ['--no-cache'] : [])];
+  // --force-rm: a failed step leaves no stopped container behind on the shared engine.
+  const args = ['build', '--network', 'host', '--force-rm', '--label', MADE_BY_LABEL, '-t', ref, ...(fresh ? ['--no-cache'] : [])];
   for (const [name, value] of Object.entries(buildArgs)) args.push('--build-arg', `${name}=${value}`);
   const { host, cli } = dockerEngine();
   await runStep(`docker-build-${ref.replace(/[^A-Za-z0-9.-]+/g, '_')}`, cli, [...args, context], { env: { DOCKER_HOST: host, DOCKER_BUILDKIT: '0' } });
