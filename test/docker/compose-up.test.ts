@@ -18,7 +18,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryTrinoRows } from '../trino/trino-rows.js';
 import { COMPOSE_HOST_PORTS, hostNetworkOverride } from './compose-host-network.js';
-import { dockerRunner, expectOk, REPO } from './engine.js';
+import { expectOk, REPO, timedRunner } from './engine.js';
 import { ensureStackImages } from './stack-images.js';
 
 const PROJECT = 'thund-compose-test';
@@ -31,13 +31,13 @@ const LANDED_TIMEOUT_MS = 240_000;
 process.env['THUND_TEST_KAFKA_BROKERS'] ??= KAFKA;
 const { referenceRows, scd1Reference, scd2Reference } = await import('../integration/kafka-pipelines/debezium-topic.js');
 
-const runner = dockerRunner();
+const runner = timedRunner();
 let work = '';
 let compose = '';
 let override = '';
 
 function composeRun(args: readonly string[], timeout = 600_000): ReturnType<typeof runner.run> {
-  return runner.run(compose, ['-f', 'docker/compose.yaml', '-f', override, '-p', PROJECT, ...args], { timeout, env: { DOCKER_HOST: runner.engine.host } });
+  return runner.run(compose, ['-f', 'docker/compose.yaml', '-f', override, '-p', PROJECT, ...args], { timeout });
 }
 
 function portFree(port: number): Promise<boolean> {
@@ -68,7 +68,7 @@ describe('docker/compose.yaml on a Docker engine', () => {
     const cli = runner.run('bash', ['test/docker/compose-cli.sh'], { timeout: 15 * 60_000 });
     expectOk(cli, 'test/docker/compose-cli.sh');
     compose = cli.stdout.trim();
-    await ensureStackImages(runner);
+    await ensureStackImages(['iceberg-rest-fixture', 'kafka', 'trino', 'debian', 'golang']);
     work = mkdtempSync(join(tmpdir(), 'thund-compose-'));
     override = join(work, 'compose.host-network.yaml');
     writeFileSync(override, hostNetworkOverride());
@@ -82,7 +82,6 @@ describe('docker/compose.yaml on a Docker engine', () => {
       rmSync(work, { recursive: true, force: true });
     }
     console.log(`compose test timings:\n  ${runner.timings.join('\n  ')}`);
-    runner.stopEngine();
   }, 600_000);
 
   it('up -d --build --wait: every service running, the ones with a healthcheck healthy', () => {

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inspect } from '../e2e/cli.js';
-import { dockerRunner, expectOk, REPO } from './engine.js';
+import { expectOk, REPO, timedRunner } from './engine.js';
 
 const IMAGE = 'thund:image-test';
 const BUILD_TIMEOUT_MS = 30 * 60_000;
@@ -24,7 +24,7 @@ const BUILD_TIMEOUT_MS = 30 * 60_000;
 const MAX_NODE_MODULES_MIB = 400;
 const MAX_IMAGE_MIB = 1_000;
 
-const runner = dockerRunner();
+const runner = timedRunner();
 const docker = (args: readonly string[], timeout?: number) => runner.docker(args, timeout);
 
 describe('docker/Dockerfile image', () => {
@@ -33,7 +33,6 @@ describe('docker/Dockerfile image', () => {
   }, BUILD_TIMEOUT_MS + 15 * 60_000);
 
   afterAll(() => {
-    runner.stopEngine();
     console.log(`docker image test timings:\n  ${runner.timings.join('\n  ')}`);
   });
 

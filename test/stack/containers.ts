@@ -21,7 +21,7 @@ import { delay, freePort, httpOk, StackError } from './process.js';
 import { restCatalogEnv, type RunningRestCatalog } from './rest-catalog.js';
 import { stackS3Client } from './s3-env.js';
 import type { RunningService } from './service.js';
-import { STACK_IMAGES } from './stack-image-names.js';
+import { SERVICE_IMAGES } from './stack-image-names.js';
 
 // Read by testcontainers when it first needs the reaper: before any container starts.
 process.env['TESTCONTAINERS_RYUK_DISABLED'] = 'true';
@@ -77,7 +77,7 @@ export function containerStack(): ContainerStack {
       const endpoint = `http://127.0.0.1:${port}`;
       const container = await start(
         'minio',
-        STACK_IMAGES.minio,
+        SERVICE_IMAGES.minio,
         {
           env: { MINIO_ROOT_USER: accessKey, MINIO_ROOT_PASSWORD: secretKey, MINIO_BROWSER: 'off', MINIO_UPDATE: 'off', MINIO_CI_CD: 'on' },
           command: ['server', '/data', '--address', `127.0.0.1:${port}`, '--console-address', `127.0.0.1:${consolePort}`, '--quiet'],
@@ -93,22 +93,22 @@ export function containerStack(): ContainerStack {
       } finally {
         s3.destroy();
       }
-      return runningMinio({ version: STACK_IMAGES.minio, endpoint, accessKey, secretKey, stop: service(container) });
+      return runningMinio({ version: SERVICE_IMAGES.minio, endpoint, accessKey, secretKey, stop: service(container) });
     },
 
     async startRestCatalog(minio) {
       const port = await freePort();
       const uri = `http://127.0.0.1:${port}`;
-      const container = await start('rest-catalog', STACK_IMAGES['iceberg-rest-fixture'], { env: restCatalogEnv(minio, port, 'jdbc:sqlite:/tmp/catalog.sqlite') }, () => httpOk(`${uri}/v1/config`));
-      return { name: 'rest-catalog', version: STACK_IMAGES['iceberg-rest-fixture'], uri, env: { THUND_TEST_REST_URI: uri }, stop: service(container) };
+      const container = await start('rest-catalog', SERVICE_IMAGES['iceberg-rest-fixture'], { env: restCatalogEnv(minio, port, 'jdbc:sqlite:/tmp/catalog.sqlite') }, () => httpOk(`${uri}/v1/config`));
+      return { name: 'rest-catalog', version: SERVICE_IMAGES['iceberg-rest-fixture'], uri, env: { THUND_TEST_REST_URI: uri }, stop: service(container) };
     },
 
     async startNessie(minio) {
       const [port, managementPort] = [await freePort(), await freePort()];
       const uri = `http://127.0.0.1:${port}/iceberg`;
       // Quarkus reads an environment variable named exactly as a property.
-      const container = await start('nessie', STACK_IMAGES.nessie, { env: nessieProperties(minio, port, managementPort) }, () => httpOk(`${uri}/v1/config`));
-      return { name: 'nessie', version: STACK_IMAGES.nessie, uri, env: { THUND_TEST_NESSIE_URI: uri }, stop: service(container) };
+      const container = await start('nessie', SERVICE_IMAGES.nessie, { env: nessieProperties(minio, port, managementPort) }, () => httpOk(`${uri}/v1/config`));
+      return { name: 'nessie', version: SERVICE_IMAGES.nessie, uri, env: { THUND_TEST_NESSIE_URI: uri }, stop: service(container) };
     },
 
     async startKafka() {
@@ -117,8 +117,8 @@ export function containerStack(): ContainerStack {
       // The image formats its storage for a static quorum, as docker/compose.yaml configures it.
       properties['controller.quorum.voters'] = `1@127.0.0.1:${controllerPort}`;
       const brokers = `127.0.0.1:${brokerPort}`;
-      const container = await start('kafka', STACK_IMAGES.kafka, { env: { ...kafkaEnvironment(properties), CLUSTER_ID: clusterId() } }, () => adminAnswers(brokers));
-      return { name: 'kafka', version: STACK_IMAGES.kafka, env: { THUND_TEST_KAFKA_BROKERS: brokers }, stop: service(container) };
+      const container = await start('kafka', SERVICE_IMAGES.kafka, { env: { ...kafkaEnvironment(properties), CLUSTER_ID: clusterId() } }, () => adminAnswers(brokers));
+      return { name: 'kafka', version: SERVICE_IMAGES.kafka, env: { THUND_TEST_KAFKA_BROKERS: brokers }, stop: service(container) };
     },
 
     async startMoto() {
@@ -127,7 +127,7 @@ export function containerStack(): ContainerStack {
       const endpoint = `http://127.0.0.1:${port}`;
       const container = await start(
         'moto',
-        STACK_IMAGES.moto,
+        SERVICE_IMAGES.moto,
         {
           files: [{ content: MOTO_GLUE_LAUNCHER, target: '/thund/moto_glue_server.py' }],
           entrypoint: ['python3'],
@@ -137,7 +137,7 @@ export function containerStack(): ContainerStack {
       );
       return {
         name: 'moto',
-        version: STACK_IMAGES.moto,
+        version: SERVICE_IMAGES.moto,
         env: {
           THUND_TEST_GLUE_ENDPOINT: endpoint,
           THUND_TEST_AWS_ACCESS_KEY: 'testing',

@@ -34,6 +34,11 @@ export async function kafkaClasspath(): Promise<string[]> {
   return mavenClasspath(`kafka-${KAFKA_VERSION}`, ARTIFACTS);
 }
 
+/** The broker's jars plus kafka-tools (the command-line tools' mains: BrokerApiVersionsCommand, TopicCommand, ConsoleProducer, …). */
+export async function kafkaToolsClasspath(): Promise<string[]> {
+  return mavenClasspath(`kafka-tools-${KAFKA_VERSION}`, [...ARTIFACTS, { groupId: 'org.apache.kafka', artifactId: 'kafka-tools', version: KAFKA_VERSION }]);
+}
+
 /**
  * A listener for clients that reach the broker through something in between (a test's TCP proxy):
  * it listens on `port` and tells clients to connect to `advertisedPort`, while the broker itself

@@ -67,9 +67,14 @@ export interface RunningRestCatalog extends RunningService {
   readonly uri: string;
 }
 
-/** The fixture jar (≈210 MB, downloaded once) and the compiled loopback launcher beside it. */
+/** The fixture jar (≈210 MB, downloaded once); its manifest's main is the fixture's RESTCatalogServer. */
+export async function restCatalogJar(): Promise<string> {
+  return mavenArtifact({ groupId: 'org.apache.iceberg', artifactId: 'iceberg-open-api', version: ICEBERG_OPEN_API_VERSION });
+}
+
+/** The fixture jar and the compiled loopback launcher beside it. */
 export async function restCatalogClasspath(): Promise<string[]> {
-  const jar = await mavenArtifact({ groupId: 'org.apache.iceberg', artifactId: 'iceberg-open-api', version: ICEBERG_OPEN_API_VERSION });
+  const jar = await restCatalogJar();
   const hash = createHash('sha256').update(ICEBERG_OPEN_API_VERSION).update(LAUNCHER_SOURCE).digest('hex').slice(0, 16);
   const dir = cacheDir('rest-catalog-launcher', hash);
   const classes = join(dir, 'classes');

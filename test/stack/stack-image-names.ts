@@ -10,7 +10,7 @@ import { NESSIE_VERSION } from './nessie.js';
 import { ICEBERG_OPEN_API_VERSION } from './rest-catalog.js';
 import { TRINO_VERSION } from './trino.js';
 
-export const STACK_IMAGES = {
+export const SERVICE_IMAGES = {
   /** MinIO's community edition ships no image of it: docker/minio/Dockerfile builds this module version. */
   minio: `thund-dev/minio:${MINIO_MODULE_VERSION}`,
   'iceberg-rest-fixture': `apache/iceberg-rest-fixture:${ICEBERG_OPEN_API_VERSION}`,

@@ -31,7 +31,9 @@ export const SQLITE_JDBC_VERSION = '3.54.1.0';
 const READY_TIMEOUT_MS = 300_000;
 const STOP_TIMEOUT_MS = 90_000;
 const JAVA_HOME = JAVA25_HOME;
-const LAUNCHER_CLASS = 'ThundTrinoServer';
+/** Our main (calls `io.trino.server.Server#start` with the version); it heads the install's classpath. */
+export const TRINO_LAUNCHER_CLASS = 'ThundTrinoServer';
+const LAUNCHER_CLASS = TRINO_LAUNCHER_CLASS;
 const LAUNCHER_SOURCE = `public final class ${LAUNCHER_CLASS} {
   public static void main(String[] args) {
     new io.trino.server.Server().start(args[0]);
@@ -41,7 +43,8 @@ const LAUNCHER_SOURCE = `public final class ${LAUNCHER_CLASS} {
 /** The plugin's dependencies that Trino's server provides (scope `provided` in trino-iceberg's POM). */
 const PROVIDED_BY_SERVER = /^(trino-spi|slice|jackson-annotations|opentelemetry-api|opentelemetry-api-incubator|opentelemetry-context|opentelemetry-common|jts-core)-\d/;
 
-const JVM_FLAGS = [
+/** The flags the launcher's jvm.config would give the server's JVM. */
+export const TRINO_JVM_FLAGS: readonly string[] = [
   '-Xmx1G',
   '-XX:+UseG1GC',
   '-XX:+ExitOnOutOfMemoryError',
@@ -94,7 +97,7 @@ export interface RunningTrino extends RunningService {
   readonly logFile: string;
 }
 
-interface TrinoInstall {
+export interface TrinoInstall {
   readonly java: string;
   readonly classpath: string;
   readonly pluginDir: string;
@@ -196,7 +199,7 @@ export async function startTrino(options: StartTrinoOptions): Promise<RunningTri
     command: installed.java,
     // The archive halves the next start (measured 73 s → 37 s on two busy cores); the JVM
     // rebuilds it by itself when the classpath changes.
-    args: ['-XX:+AutoCreateSharedArchive', `-XX:SharedArchiveFile=${installed.sharedArchive}`, '-Xlog:cds=off', ...JVM_FLAGS, `-Dconfig=${join(etc, 'config.properties')}`, '-cp', installed.classpath, LAUNCHER_CLASS, TRINO_VERSION],
+    args: ['-XX:+AutoCreateSharedArchive', `-XX:SharedArchiveFile=${installed.sharedArchive}`, '-Xlog:cds=off', ...TRINO_JVM_FLAGS, `-Dconfig=${join(etc, 'config.properties')}`, '-cp', installed.classpath, LAUNCHER_CLASS, TRINO_VERSION],
     cwd: dataDir,
     env,
   });

@@ -10,7 +10,7 @@ import { expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { REPO } from '../../e2e/cli.js';
 import { MINIO_MODULE_VERSION } from '../../stack/minio.js';
-import { STACK_IMAGES } from '../../stack/stack-image-names.js';
+import { SERVICE_IMAGES } from '../../stack/stack-image-names.js';
 
 it('loads the testcontainers stack on this Node version', async () => {
   const module = await import('../../stack/containers.js');
@@ -31,10 +31,10 @@ it("names broker settings as the apache/kafka image's variables", async () => {
 it('docker/compose.yaml runs the images the containers lane runs', () => {
   const compose = parse(readFileSync(join(REPO, 'docker/compose.yaml'), 'utf8'), { merge: true }) as { services: Record<string, { image?: string }> };
   expect({ minio: compose.services['minio']?.image, rest: compose.services['rest']?.image, kafka: compose.services['kafka']?.image, trino: compose.services['trino']?.image }).toEqual({
-    minio: STACK_IMAGES.minio,
-    rest: STACK_IMAGES['iceberg-rest-fixture'],
-    kafka: STACK_IMAGES.kafka,
-    trino: STACK_IMAGES.trino,
+    minio: SERVICE_IMAGES.minio,
+    rest: SERVICE_IMAGES['iceberg-rest-fixture'],
+    kafka: SERVICE_IMAGES.kafka,
+    trino: SERVICE_IMAGES.trino,
   });
 });
 
