@@ -33,6 +33,7 @@ const IMAGES = join(REPO, 'test', 'docker', 'images');
 const JAVA17_HOME = process.env['THUND_JAVA17_HOME'] ?? '/usr/lib/jvm/java-17-openjdk-amd64';
 const HOST_CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
 const GO_MINOR = '1.25';
+const TRINO_CLI_VERSION = '476';
 /** Development tools a service runtime does not need (jdk.jlink cannot be linked from a JDK without jmods anyway). */
 const JRE_LEFT_OUT = /^jdk\.(jlink|jpackage|jshell|javadoc|jdeps|jartool|compiler|hotspot\.agent|editpad|internal\.ed|internal\.le|internal\.opt|jdi|jdwp\.agent|jconsole)$/;
 
@@ -104,8 +105,9 @@ const RECIPES: Record<StackImageName, Recipe> = {
       linkJars(readdirSync(join(installed.pluginDir, 'iceberg')).map((jar) => join(installed.pluginDir, 'iceberg', jar)), join(home, 'plugin', 'iceberg'));
       mkdirSync(join(context, 'rootfs', 'etc', 'trino', 'catalog'), { recursive: true });
       writeFileSync(join(context, 'rootfs', 'etc', 'trino', 'jvm.config'), `${TRINO_JVM_FLAGS.join('\n')}\n`);
-      // The upstream image's `trino` command: the CLI's self-running jar.
-      const cli = await mavenArtifact({ groupId: 'io.trino', artifactId: 'trino-cli', version: TRINO_VERSION, classifier: 'executable' });
+      // The upstream image's `trino` command: the CLI's self-running jar. Maven Central serves none
+      // newer than 476 here; the client protocol is the same.
+      const cli = await mavenArtifact({ groupId: 'io.trino', artifactId: 'trino-cli', version: TRINO_CLI_VERSION, classifier: 'executable' });
       mkdirSync(join(context, 'rootfs', 'usr', 'bin'), { recursive: true });
       copyFileSync(cli, join(context, 'rootfs', 'usr', 'bin', 'trino'));
       chmodSync(join(context, 'rootfs', 'usr', 'bin', 'trino'), 0o755);
