@@ -10,8 +10,8 @@ import { defineConfig } from 'vitest/config';
  * concatenated into each project's and pull every test into `services`.
  */
 const serviceTests = ['test/integration/**/*.test.ts', 'test/interop/**/*.test.ts'];
-/** Slower lanes of their own: npm run test:trino, npm run test:docker-image. */
-const ownLanes = ['test/trino/**', 'test/docker/image.test.ts'];
+/** Slower lanes of their own: npm run test:trino, npm run test:docker-image, npm run test:containers. */
+const ownLanes = ['test/trino/**', 'test/docker/image.test.ts', 'test/docker/stack-images.test.ts', 'test/docker/compose-up.test.ts'];
 
 export default defineConfig({
   test: {

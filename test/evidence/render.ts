@@ -44,12 +44,13 @@ export function renderEvidence(capabilities: readonly Capability[]): string {
 
 function laneRows(): string[] {
   const files: Readonly<Record<Lane, string>> = {
-    unit: '`test/unit/`, `test/docker/` (but the image test)',
+    unit: '`test/unit/`, `test/docker/` (but the image, stack image and compose tests)',
     e2e: '`test/e2e/` (the built CLI)',
     integration: '`test/integration/` (MinIO, REST catalogs, Kafka, moto)',
     interop: '`test/interop/` (pyiceberg, Spark)',
     trino: '`test/trino/`',
     'docker-image': '`test/docker/image.test.ts`',
+    containers: '`test/docker/stack-images.test.ts`, `test/docker/compose-up.test.ts`, then `test/integration/` on `THUND_STACK=containers`',
   };
   return Object.entries(files).map(([lane, where]) => `| ${lane} | ${where} | \`${LANE_COMMAND[lane as Lane]}\` |`);
 }
