@@ -37,7 +37,7 @@ let compose = '';
 let override = '';
 
 function composeRun(args: readonly string[], timeout = 600_000): ReturnType<typeof runner.run> {
-  return runner.run(compose, ['-f', 'docker/compose.yaml', '-f', override, '-p', PROJECT, ...args], { timeout });
+  return runner.run(compose, ['-f', 'docker/compose.yaml', '-f', override, '-p', PROJECT, ...args], { timeout, label: `docker compose ${args.join(' ')}` });
 }
 
 function portFree(port: number): Promise<boolean> {

@@ -62,7 +62,7 @@ export function expectOk(result: SpawnSyncReturns<string>, what: string): void {
 }
 
 /** `docker(…)` and any command run with the engine's DOCKER_HOST, each one's time kept for a closing summary. */
-export function timedRunner(): { run(command: string, args: readonly string[], options?: { timeout?: number; env?: Record<string, string> }): SpawnSyncReturns<string>; docker(args: readonly string[], timeout?: number): SpawnSyncReturns<string>; readonly timings: string[] } {
+export function timedRunner(): { run(command: string, args: readonly string[], options?: { timeout?: number; env?: Record<string, string>; label?: string }): SpawnSyncReturns<string>; docker(args: readonly string[], timeout?: number): SpawnSyncReturns<string>; readonly timings: string[] } {
   const timings: string[] = [];
   const timed = <T>(label: string, call: () => T): T => {
     const started = Date.now();
@@ -75,7 +75,7 @@ export function timedRunner(): { run(command: string, args: readonly string[], o
   return {
     timings,
     run: (command, args, options = {}) =>
-      timed([command.split('/').pop(), ...args.slice(0, 2)].join(' '), () =>
+      timed(options.label ?? [command.split('/').pop(), ...args.slice(0, 2)].join(' '), () =>
         spawnSync(command, [...args], { cwd: REPO, encoding: 'utf8', timeout: options.timeout ?? 1_800_000, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, DOCKER_HOST: dockerEngine().host, ...options.env } }),
       ),
     docker: (args, timeout) => timed(['docker', ...args.slice(0, 2)].join(' '), () => docker(args, timeout ?? 1_800_000)),
