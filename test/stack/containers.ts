@@ -23,8 +23,10 @@ import { stackS3Client } from './s3-env.js';
 import type { RunningService } from './service.js';
 import { SERVICE_IMAGES } from './stack-image-names.js';
 
-// Read by testcontainers when it first needs the reaper: before any container starts.
+// Read by testcontainers when it first reaches the engine: no reaper (it needs a published port),
+// and the host is loopback, not a bridge network's gateway (an engine may have no bridge).
 process.env['TESTCONTAINERS_RYUK_DISABLED'] = 'true';
+process.env['TESTCONTAINERS_HOST_OVERRIDE'] = '127.0.0.1';
 const { GenericContainer } = await import('testcontainers');
 type StartedTestContainer = Awaited<ReturnType<InstanceType<typeof GenericContainer>['start']>>;
 
