@@ -33,8 +33,7 @@ const STOP_TIMEOUT_MS = 90_000;
 const JAVA_HOME = JAVA25_HOME;
 /** Our main (calls `io.trino.server.Server#start` with the version); it heads the install's classpath. */
 export const TRINO_LAUNCHER_CLASS = 'ThundTrinoServer';
-const LAUNCHER_CLASS = TRINO_LAUNCHER_CLASS;
-const LAUNCHER_SOURCE = `public final class ${LAUNCHER_CLASS} {
+const LAUNCHER_SOURCE = `public final class ${TRINO_LAUNCHER_CLASS} {
   public static void main(String[] args) {
     new io.trino.server.Server().start(args[0]);
   }
@@ -144,7 +143,7 @@ async function install(): Promise<TrinoInstall> {
     mkdirSync(join(services, 'META-INF', 'services'), { recursive: true });
     writeFileSync(join(services, 'META-INF', 'services', 'io.trino.spi.Plugin'), 'io.trino.plugin.iceberg.IcebergPlugin\n');
     await runStep('trino-plugin-services', join(JAVA_HOME, 'bin', 'jar'), ['cf', join(iceberg, 'thund-iceberg-plugin-services.jar'), '-C', services, 'META-INF']);
-    const source = join(home, `${LAUNCHER_CLASS}.java`);
+    const source = join(home, `${TRINO_LAUNCHER_CLASS}.java`);
     writeFileSync(source, LAUNCHER_SOURCE);
     await runStep('trino-launcher', join(JAVA_HOME, 'bin', 'javac'), ['-nowarn', '-cp', serverJars.join(':'), '-d', classes, source]);
     // A jar, not a class folder: the class-data-sharing archive refuses folders on the classpath.
@@ -199,7 +198,7 @@ export async function startTrino(options: StartTrinoOptions): Promise<RunningTri
     command: installed.java,
     // The archive halves the next start (measured 73 s → 37 s on two busy cores); the JVM
     // rebuilds it by itself when the classpath changes.
-    args: ['-XX:+AutoCreateSharedArchive', `-XX:SharedArchiveFile=${installed.sharedArchive}`, '-Xlog:cds=off', ...TRINO_JVM_FLAGS, `-Dconfig=${join(etc, 'config.properties')}`, '-cp', installed.classpath, LAUNCHER_CLASS, TRINO_VERSION],
+    args: ['-XX:+AutoCreateSharedArchive', `-XX:SharedArchiveFile=${installed.sharedArchive}`, '-Xlog:cds=off', ...TRINO_JVM_FLAGS, `-Dconfig=${join(etc, 'config.properties')}`, '-cp', installed.classpath, TRINO_LAUNCHER_CLASS, TRINO_VERSION],
     cwd: dataDir,
     env,
   });
