@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A private Docker engine for the image test on a machine without one (root only, no registry):
+# A private Docker engine for the image and containers lanes on a machine without one (root only, no registry):
 #
 #   bash test/docker/engine.sh start   # prints DOCKER_HOST=unix://… on its last line
 #   bash test/docker/engine.sh stop
