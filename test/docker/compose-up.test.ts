@@ -29,7 +29,7 @@ const LANDED_TIMEOUT_MS = 240_000;
 
 // The reference queries' module reads the test stack's Kafka address when it loads.
 process.env['THUND_TEST_KAFKA_BROKERS'] ??= KAFKA;
-const { referenceRows, scd1Reference, scd2Reference } = await import('../integration/kafka-pipelines/debezium-topic.js');
+const { comparableRows, referenceRows, scd1Reference, scd2Reference } = await import('../integration/kafka-pipelines/debezium-topic.js');
 
 const runner = timedRunner();
 let work = '';
@@ -48,16 +48,9 @@ function portFree(port: number): Promise<boolean> {
   });
 }
 
-/** Numbers as numbers, rows sorted by id then by start (the SCD2 history). */
-function normalised(rows: readonly (readonly unknown[])[]): unknown[][] {
-  return rows
-    .map((row) => row.map((v) => (typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : typeof v === 'bigint' ? Number(v) : (v ?? null))))
-    .sort((a, b) => Number(a[0]) - Number(b[0]) || Number(a[4] ?? 0) - Number(b[4] ?? 0));
-}
-
 async function trinoRows(sql: string, columns: readonly string[]): Promise<unknown[][]> {
   const { rows } = await queryTrinoRows(TRINO, sql);
-  return normalised(rows.map((row) => columns.map((column) => row[column])));
+  return comparableRows(rows.map((row) => columns.map((column) => row[column])));
 }
 
 describe('docker/compose.yaml on a Docker engine', () => {
@@ -124,8 +117,8 @@ describe('docker/compose.yaml on a Docker engine', () => {
       expectOk(produced, `examples/kafka_cdc/produce-changes.ts --part ${part}`);
     }
     const all = [0, 1, 2, 3];
-    const current = normalised(await referenceRows(scd1Reference(all)));
-    const history = normalised(await referenceRows(scd2Reference(all)));
+    const current = comparableRows(await referenceRows(scd1Reference(all)));
+    const history = comparableRows(await referenceRows(scd2Reference(all)));
     const deadline = Date.now() + LANDED_TIMEOUT_MS;
     let seen: unknown[][] = [];
     while (Date.now() < deadline) {

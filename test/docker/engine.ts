@@ -44,9 +44,7 @@ export function docker(args: readonly string[], timeoutMs = 600_000): SpawnSyncR
 /** Like docker(), failing with the command's output tail when it exits non-zero. */
 export function dockerOk(args: readonly string[], timeoutMs?: number): string {
   const result = docker(args, timeoutMs);
-  if (result.status !== 0) {
-    throw new StackError(`docker ${args.slice(0, 3).join(' ')} failed (exit ${result.status}${result.error ? `, ${result.error.message}` : ''}):\n${tail(result)}`);
-  }
+  expectOk(result, `docker ${args.slice(0, 3).join(' ')}`);
   return result.stdout;
 }
 

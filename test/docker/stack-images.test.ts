@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { delay, freePort } from '../stack/process.js';
+import { delay, freePort, httpOk, twoFreePorts } from '../stack/process.js';
 import { docker, dockerOk, REPO } from './engine.js';
 import { ensureStackImages, STACK_IMAGES } from './stack-images.js';
 
@@ -47,8 +47,6 @@ async function waitFor(container: string, what: string, ready: () => Promise<boo
   throw new Error(`${container}: ${what} not reached within ${timeoutMs / 1000} s; its log:\n${logs.stdout}\n${logs.stderr}`);
 }
 
-const httpOk = async (url: string): Promise<boolean> => (await fetch(url, { signal: AbortSignal.timeout(3_000) })).ok;
-
 const env = (variables: Readonly<Record<string, string>>): string[] => Object.entries(variables).flatMap(([name, value]) => ['-e', `${name}=${value}`]);
 
 describe('the stack images', () => {
@@ -71,7 +69,7 @@ describe('the stack images', () => {
   });
 
   it('MinIO serves, its healthcheck passes and mc makes the bucket', async () => {
-    const [port, consolePort] = [await freePort(), await freePort()];
+    const [port, consolePort] = await twoFreePorts();
     minioEndpoint = `http://127.0.0.1:${port}`;
     const minio = start('minio', [
       ...env({ MINIO_ROOT_USER: S3.accessKey, MINIO_ROOT_PASSWORD: S3.secretKey }),
@@ -123,7 +121,7 @@ describe('the stack images', () => {
   }, 600_000);
 
   it('Kafka takes its properties from KAFKA_* variables, answers the tools and kafkajs, and stops on SIGTERM', async () => {
-    const [brokerPort, controllerPort] = [await freePort(), await freePort()];
+    const [brokerPort, controllerPort] = await twoFreePorts();
     const brokers = `127.0.0.1:${brokerPort}`;
     const kafka = start('kafka', [
       ...env({
@@ -219,7 +217,7 @@ describe('the stack images', () => {
 
   it('Nessie answers its config endpoints', async () => {
     expect(minioEndpoint).not.toBe('');
-    const [port, managementPort] = [await freePort(), await freePort()];
+    const [port, managementPort] = await twoFreePorts();
     const nessie = start('nessie', [
       ...env({
         QUARKUS_HTTP_PORT: String(port),

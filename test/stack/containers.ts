@@ -13,11 +13,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
-import { clusterId, kafkaServerProperties, adminAnswers, twoFreePorts } from './kafka.js';
+import { adminAnswers, clusterId, kafkaServerProperties } from './kafka.js';
 import { MINIO_BUCKET, MINIO_REGION, runningMinio, type RunningMinio } from './minio.js';
 import { MOTO_GLUE_LAUNCHER } from './moto.js';
 import { nessieProperties, type RunningNessie } from './nessie.js';
-import { delay, freePort, httpOk, StackError } from './process.js';
+import { delay, freePort, httpOk, StackError, twoFreePorts } from './process.js';
 import { restCatalogEnv, type RunningRestCatalog } from './rest-catalog.js';
 import { stackS3Client } from './s3-env.js';
 import type { RunningService } from './service.js';
@@ -75,7 +75,7 @@ export function containerStack(): ContainerStack {
     async startMinio() {
       const accessKey = `thund${randomBytes(6).toString('hex')}`;
       const secretKey = randomBytes(24).toString('base64url');
-      const [port, consolePort] = [await freePort(), await freePort()];
+      const [port, consolePort] = await twoFreePorts();
       const endpoint = `http://127.0.0.1:${port}`;
       const container = await start(
         'minio',
@@ -106,7 +106,7 @@ export function containerStack(): ContainerStack {
     },
 
     async startNessie(minio) {
-      const [port, managementPort] = [await freePort(), await freePort()];
+      const [port, managementPort] = await twoFreePorts();
       const uri = `http://127.0.0.1:${port}/iceberg`;
       // Quarkus reads an environment variable named exactly as a property.
       const container = await start('nessie', SERVICE_IMAGES.nessie, { env: nessieProperties(minio, port, managementPort) }, () => httpOk(`${uri}/v1/config`));

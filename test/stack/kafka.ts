@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { mavenClasspath, type MavenCoordinate } from './maven.js';
-import { freePort, runDir, runStep, startProcess, waitUntilReady } from './process.js';
+import { runDir, runStep, startProcess, twoFreePorts, waitUntilReady } from './process.js';
 import type { RunningService } from './service.js';
 
 export const KAFKA_VERSION = '4.4.0';
@@ -126,13 +126,6 @@ export function clusterId(): string {
     const id = randomBytes(16).toString('base64url');
     if (!id.startsWith('-')) return id;
   }
-}
-
-export async function twoFreePorts(): Promise<[number, number]> {
-  const first = await freePort();
-  let second = await freePort();
-  while (second === first) second = await freePort();
-  return [first, second];
 }
 
 export async function adminAnswers(brokers: string): Promise<boolean> {

@@ -14,7 +14,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { java25 } from './java.js';
 import { mavenArtifact } from './maven.js';
-import { freePort, httpOk, runDir, startProcess, waitUntilReady } from './process.js';
+import { httpOk, runDir, startProcess, twoFreePorts, waitUntilReady } from './process.js';
 import type { RestCatalogStorage } from './rest-catalog.js';
 import type { RunningService } from './service.js';
 
@@ -35,7 +35,7 @@ export async function startNessie(storage: RestCatalogStorage): Promise<RunningN
     java25('Nessie'),
     mavenArtifact({ groupId: 'org.projectnessie.nessie', artifactId: 'nessie-quarkus', version: NESSIE_VERSION, classifier: 'runner' }),
   ]);
-  const [port, managementPort] = [await freePort(), await freePort()];
+  const [port, managementPort] = await twoFreePorts();
   const dir = runDir(`nessie-${port}`);
   const properties = nessieProperties(storage, port, managementPort);
   mkdirSync(join(dir, 'config'), { recursive: true });

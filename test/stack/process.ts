@@ -43,6 +43,14 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Two different free loopback ports (two calls to freePort may return the same one). */
+export async function twoFreePorts(): Promise<[number, number]> {
+  const first = await freePort();
+  let second = await freePort();
+  while (second === first) second = await freePort();
+  return [first, second];
+}
+
 export interface ServiceProcess {
   readonly name: string;
   readonly logFile: string;

@@ -63,3 +63,14 @@ export async function referenceRows(sql: string): Promise<unknown[][]> {
     session.close();
   }
 }
+
+/**
+ * Rows of the customers tables in a form a reader's and the reference's agree on: numbers as
+ * numbers (BIGINT comes back as text from DuckDB, as a number from pyiceberg or Trino), sorted by
+ * id, then by `__START_AT` (the fifth column of the SCD2 history).
+ */
+export function comparableRows(rows: readonly (readonly unknown[])[]): unknown[][] {
+  return rows
+    .map((row) => row.map((v) => (v === null || v === undefined || (typeof v === 'string' && !/^-?\d+$/.test(v)) ? (v ?? null) : Number(v))))
+    .sort((a, b) => Number(a[0]) - Number(b[0]) || Number(a[4] ?? 0) - Number(b[4] ?? 0));
+}
