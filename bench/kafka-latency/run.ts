@@ -55,7 +55,7 @@ const topic = unique('bench-latency');
 const table = { namespace: ['bench'], name: 'events' };
 const pipeline = embeddedPipelineFile();
 await kafka.createTopic(topic, PARTITIONS);
-const serve = await ServeProcess.start({ pipeline, brokers: kafka.brokers, topic, group: unique('g'), table: 'bench.events', commitRecords, commitIntervalMs, duckdbThreads: 2 });
+const serve = await ServeProcess.start({ pipeline, brokers: kafka.brokers, topic, group: unique('g'), table: 'bench.events', commitRecords, commitIntervalMs, duckdbThreads: 'default' });
 const service = sampleProcessTreeRss(serve.pid as number, 500);
 await serve.waitReady(120_000);
 const watch = await SnapshotWatch.start(pipeline, table, Number(values['poll-ms']));

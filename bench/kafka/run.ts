@@ -49,7 +49,7 @@ if (values['duckdb-memory-limit'] !== undefined) extraEnv['THUND_SERVE_DUCKDB_ME
 // A CPU profile and memory samples of the service (bench/kafka/profile-service.mjs) land in this folder.
 if (values['node-options'] !== undefined) extraEnv['NODE_OPTIONS'] = values['node-options'];
 if (values['cpu-prof-dir'] !== undefined) Object.assign(extraEnv, { NODE_OPTIONS: `--import=${join(import.meta.dirname, 'profile-service.mjs')}`, THUND_BENCH_PROFILE_DIR: values['cpu-prof-dir'] });
-const serve = await ServeProcess.start({ valueFormat: format, pipeline, brokers: kafka.brokers, topic, group: unique('g'), table: 'bench.events', commitRecords: Number(values['commit-records']), commitIntervalMs: 5_000, duckdbThreads: 2, extraEnv });
+const serve = await ServeProcess.start({ valueFormat: format, pipeline, brokers: kafka.brokers, topic, group: unique('g'), table: 'bench.events', commitRecords: Number(values['commit-records']), commitIntervalMs: 5_000, duckdbThreads: 'default', extraEnv });
 let peakKiB = 0;
 const sampleRss = (): void => {
   try {

@@ -15,7 +15,7 @@ import { compileAvroJsonWriter, type AvroJsonWriter } from './avro-json-writer.j
 import { CONFLUENT_MAGIC_BYTE, CONFLUENT_HEADER_BYTES } from './confluent-wire.js';
 import type { LinePacker, LinePackerFactory, PackedDecodedLines } from './packed-batch.js';
 import { SchemaRegistryClient, type SchemaRegistryOptions } from './schema-registry-client.js';
-import { LineWriter, stagedLineBound, topicHead, travellingLines, writeValueLine } from './staged-line.js';
+import { LineWriter, stagedLineBound, partitionHead, travellingLines, writeValueLine } from './staged-line.js';
 
 interface SchemaLines {
   readonly write: AvroJsonWriter;
@@ -71,10 +71,10 @@ class AvroLinePacker implements LinePacker {
   private readonly named = new Set<SchemaLines>();
 
   constructor(
-    private readonly batch: Batch,
+    batch: Batch,
     private readonly schemas: ReadonlyMap<number, SchemaLines | null>,
   ) {
-    this.head = topicHead(batch.topic);
+    this.head = partitionHead(batch.topic, batch.partition);
     // Decoded text is about twice the binary values plus the field names; a line that does not fit grows the buffer.
     let total = 0;
     for (const m of batch.messages) {
@@ -94,7 +94,7 @@ class AvroLinePacker implements LinePacker {
     const schema = id === undefined ? undefined : this.schemas.get(id);
     if (schema === undefined || schema === null) return false;
     const start = this.out.size;
-    const line = { partition: this.batch.partition, offset: m.offset, timestampMs, key: m.key ?? null, headers };
+    const line = { offset: m.offset, timestampMs, key: m.key ?? null, headers };
     let written: boolean;
     try {
       written = writeValueLine(this.out, this.head, line, (out) => schema.write(value, CONFLUENT_HEADER_BYTES, out));

@@ -11,7 +11,7 @@ import type { RecordHeader } from '../streaming-source.js';
 import { ABSENT, DebeziumEnvelopeBytes } from './debezium-envelope-bytes.js';
 import { DEBEZIUM_ENVELOPE_FIELDS } from './debezium-envelope-decoder.js';
 import type { LinePacker, LinePackerFactory, PackedDecodedLines } from './packed-batch.js';
-import { LineWriter, stagedLineBound, topicHead, travellingLines, writeValueLine } from './staged-line.js';
+import { LineWriter, stagedLineBound, partitionHead, travellingLines, writeValueLine } from './staged-line.js';
 
 export const debeziumEnvelopeLines: LinePackerFactory = (batch) => new DebeziumLinePacker(batch);
 
@@ -29,8 +29,8 @@ class DebeziumLinePacker implements LinePacker {
   private readonly ends: Int32Array;
   private readonly envelope = new DebeziumEnvelopeBytes();
 
-  constructor(private readonly batch: Batch) {
-    this.head = topicHead(batch.topic);
+  constructor(batch: Batch) {
+    this.head = partitionHead(batch.topic, batch.partition);
     let total = 0;
     for (const m of batch.messages) total += stagedLineBound(this.head, m.key?.length ?? 0, (m.value?.length ?? 0) + 64);
     this.out = new LineWriter(total);
@@ -43,7 +43,7 @@ class DebeziumLinePacker implements LinePacker {
     const value = m.value as Buffer;
     if (!this.envelope.read(value)) return false;
     const start = this.out.size;
-    writeValueLine(this.out, this.head, { partition: this.batch.partition, offset: m.offset, timestampMs, key: m.key ?? null, headers }, (out) => writeEnvelope(out, value, this.envelope));
+    writeValueLine(this.out, this.head, { offset: m.offset, timestampMs, key: m.key ?? null, headers }, (out) => writeEnvelope(out, value, this.envelope));
     this.starts[index] = start;
     this.ends[index] = this.out.size;
     return false;

@@ -15,11 +15,13 @@ import { topicPartitionKey, type TopicPartition } from '../streaming-source.js';
 import { byTopic } from './consumer-client.js';
 import { workerError, type FromWorker, type ToWorker, type WorkerConsumerOptions } from './kafka-worker-messages.js';
 import { kafkaJs, kafkaJsConsumer, kafkaJsPartitionBounds, runKafkaJsConsumer } from './kafkajs-consumer.js';
+import { installFastRecordBatchDecoder } from './kafkajs-fast-records.js';
 import { packBatch, packedBytes, transferables } from './packed-batch.js';
 import { batchLines } from './worker-line-packers.js';
 
 const port = parentPort;
 if (port === null) throw new Error('kafka-consumer-worker.ts runs only as a worker thread');
+installFastRecordBatchDecoder();
 
 let kafka: Kafka | undefined;
 let consumer: Consumer | undefined;

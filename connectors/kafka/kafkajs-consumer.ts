@@ -99,8 +99,14 @@ export function fetchedOffsetOf(batch: Batch): bigint {
   return BigInt((batch as Batch & { fetchedOffset: string }).fetchedOffset);
 }
 
+/** Without the array Object.entries makes: most records have no headers. */
+function hasOwnKeys(headers: IHeaders): boolean {
+  for (const key in headers) if (Object.hasOwn(headers, key)) return true;
+  return false;
+}
+
 export function toHeaders(headers: IHeaders | undefined): readonly RecordHeader[] {
-  if (headers === undefined) return NO_HEADERS;
+  if (headers === undefined || !hasOwnKeys(headers)) return NO_HEADERS;
   const list: RecordHeader[] = [];
   for (const [key, value] of Object.entries(headers)) {
     for (const one of Array.isArray(value) ? value : [value]) {

@@ -11,7 +11,7 @@ import { BatchFieldNames } from './batch-field-names.js';
 import { isStageableJsonValue } from './json-decoder.js';
 import { fetchedOffsetOf, toHeaders } from './kafkajs-consumer.js';
 import { NO_HEADERS, type RawRecord } from './raw-record.js';
-import { LineWriter, stagedLineBound, topicHead, travellingLines, writeStagedLine } from './staged-line.js';
+import { LineWriter, stagedLineBound, partitionHead, travellingLines, writeStagedLine } from './staged-line.js';
 
 /** A record's headers in a cloneable form: [key, value or null] pairs. */
 type PackedHeaders = Array<[string, Uint8Array | null]>;
@@ -86,7 +86,7 @@ export function packBatch(batch: Batch, epoch: number, linePacker?: LinePackerFa
   for (let i = 0; i < count; i++) {
     const m = messages[i] as Batch['messages'][number];
     const timestampMs = Number(m.timestamp);
-    offsets[i] = BigInt(m.offset);
+    offsets[i] = offsetOf(m.offset);
     timestamps[i] = timestampMs;
     const list = toHeaders(m.headers);
     if (list.length > 0) (headers ??= new Array<PackedHeaders | null>(count).fill(null))[i] = packHeaders(list);
@@ -129,6 +129,12 @@ export function packBatch(batch: Batch, epoch: number, linePacker?: LinePackerFa
   };
 }
 
+/** kafkajs's decimal offset; through a number while it is a safe integer, which costs less than parsing a bigint. */
+function offsetOf(text: string): bigint {
+  const value = Number(text);
+  return Number.isSafeInteger(value) ? BigInt(value) : BigInt(text);
+}
+
 /** Writes the staged line of each value that passes the byte check, and collects their field names. */
 class JsonLinePacker implements LinePacker {
   private readonly out: LineWriter;
@@ -137,9 +143,9 @@ class JsonLinePacker implements LinePacker {
   private readonly braces: Int32Array;
   private readonly fieldNames = new BatchFieldNames();
 
-  constructor(private readonly batch: Batch) {
+  constructor(batch: Batch) {
     const count = batch.messages.length;
-    this.head = topicHead(batch.topic);
+    this.head = partitionHead(batch.topic, batch.partition);
     let total = 0;
     for (const m of batch.messages) total += stagedLineBound(this.head, m.key?.length ?? 0, m.value?.length ?? 0);
     this.out = new LineWriter(total);
@@ -153,7 +159,7 @@ class JsonLinePacker implements LinePacker {
     if (!isStageableJsonValue(value, this.fieldNames.keys)) return false;
     this.fieldNames.accept(value);
     const start = this.out.size;
-    const brace = writeStagedLine(this.out, this.head, { partition: this.batch.partition, offset: m.offset, timestampMs, key: m.key ?? null, headers, json: value });
+    const brace = writeStagedLine(this.out, this.head, { offset: m.offset, timestampMs, key: m.key ?? null, headers, json: value });
     this.starts[index] = start;
     this.braces[index] = brace;
     // The value runs from its first byte (blanks before the brace included) to the newline.

@@ -9,13 +9,13 @@
  */
 import { RECORD_HEADERS_FIELD, type RecordHeader } from '../streaming-source.js';
 
-/** `{"_kafka_topic":<topic>,"_kafka_partition":` as bytes, written once per topic. */
-export function topicHead(topic: string): Buffer {
-  return Buffer.from(`{"_kafka_topic":${JSON.stringify(topic)},"_kafka_partition":`, 'utf8');
+/** `{"_kafka_topic":<topic>,"_kafka_partition":<partition>,"_kafka_offset":` as bytes, made once per fetched batch: every line of a partition starts with it. */
+export function partitionHead(topic: string, partition: number): Buffer {
+  return Buffer.from(`{"_kafka_topic":${JSON.stringify(topic)},"_kafka_partition":${partition},"_kafka_offset":`, 'utf8');
 }
 
+/** A record of the partition whose head (partitionHead) starts its line. */
 export interface LineRecord {
-  readonly partition: number;
   /** The offset in decimal (kafkajs gives it as text; a bigint's toString). */
   readonly offset: string;
   readonly timestampMs: number;
@@ -62,8 +62,6 @@ export function writeValueLine(out: LineWriter, head: Uint8Array, record: Omit<L
 /** The line up to the value's fields: coordinates, key and headers. */
 function writeLineHead(out: LineWriter, head: Uint8Array, record: Omit<LineRecord, 'json'>): void {
   out.all(head);
-  out.integer(record.partition);
-  out.all(OFFSET_FIELD);
   out.latin1(record.offset);
   out.all(TIMESTAMP_FIELD);
   out.integer(record.timestampMs);
@@ -93,7 +91,6 @@ export function isPlainAscii(bytes: Uint8Array, start = 0, end = bytes.length): 
   return true;
 }
 
-const OFFSET_FIELD = Buffer.from(',"_kafka_offset":');
 const TIMESTAMP_FIELD = Buffer.from(',"_kafka_timestamp":');
 const KEY_FIELD = Buffer.from(',"_kafka_key":');
 const NO_HEADERS_FIELD = Buffer.from(`,"${RECORD_HEADERS_FIELD}":[]`);
@@ -113,8 +110,8 @@ const SHORT_COPY = 12;
  * may grow the writer): the coordinates at their longest, key, value and newline.
  */
 export function stagedLineBound(head: Uint8Array, keyLength: number, valueLength: number): number {
-  const longestNumbers = 11 + 20 + 21;
-  return head.length + longestNumbers + OFFSET_FIELD.length + TIMESTAMP_FIELD.length + KEY_FIELD.length + Math.max(keyLength + 2, NULL_TEXT.length) + NO_HEADERS_FIELD.length + valueLength + 1;
+  const longestNumbers = 20 + 21;
+  return head.length + longestNumbers + TIMESTAMP_FIELD.length + KEY_FIELD.length + Math.max(keyLength + 2, NULL_TEXT.length) + NO_HEADERS_FIELD.length + valueLength + 1;
 }
 
 /**
@@ -180,7 +177,7 @@ export class LineWriter {
     this.length += end - start;
   }
 
-  /** A safe integer in decimal, written digit by digit (no string). */
+  /** A safe integer in decimal, written digit by digit (no string); below 10^9 in 32-bit integer steps. */
   integer(value: number): void {
     if (!Number.isSafeInteger(value)) {
       this.text(String(value));
@@ -191,13 +188,19 @@ export class LineWriter {
       this.buffer[this.length++] = 0x2d;
       value = -value;
     }
-    let digits = 1;
-    for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits++;
-    for (let k = digits - 1; k >= 0; k--) {
-      this.buffer[this.length + k] = 0x30 + (value % 10);
-      value = Math.floor(value / 10);
+    if (value < BILLION) {
+      this.length = writeDigits(this.buffer, this.length, value);
+      return;
     }
-    this.length += digits;
+    const high = Math.floor(value / BILLION);
+    this.length = writeDigits(this.buffer, this.length, high);
+    let low = value - high * BILLION;
+    for (let k = this.length + 8; k >= this.length; k--) {
+      const rest = (low / 10) | 0;
+      this.buffer[k] = 0x30 + low - rest * 10;
+      low = rest;
+    }
+    this.length += 9;
   }
 
   /** Drops what was appended from `size` on. */
@@ -228,4 +231,18 @@ export class LineWriter {
     this.buffer.copy(grown, 0, 0, this.length);
     this.buffer = grown;
   }
+}
+
+const BILLION = 1_000_000_000;
+
+/** Writes 0 <= value < 10^9 at `at`; returns the index past its last digit. */
+function writeDigits(buffer: Buffer, at: number, value: number): number {
+  let digits = 1;
+  for (let rest = value; rest >= 10; rest = (rest / 10) | 0) digits++;
+  for (let k = at + digits - 1; k >= at; k--) {
+    const rest = (value / 10) | 0;
+    buffer[k] = 0x30 + value - rest * 10;
+    value = rest;
+  }
+  return at + digits;
 }

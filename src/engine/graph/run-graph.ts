@@ -30,6 +30,7 @@ import { topoOrder } from '../../pipeline/topo-order.js';
 import type { FlowRunResult } from '../run-flow.js';
 import { runBatchFlow } from './batch-flow-step.js';
 import { flowDefinitionHash } from './definition-hash.js';
+import { duckDbSettingsFor } from './duckdb-threads.js';
 import { isStreamingFlow } from './flow-dispatch.js';
 import type { FlowContext, FlowOutcome } from './flow-context.js';
 import { flowSummary } from './flow-summary.js';
@@ -85,7 +86,7 @@ export async function runGraph(request: GraphRunRequest): Promise<RunResult> {
     return end('failed', asRunError(error));
   }
   emit({ at: Date.now(), pipeline, phase: 'planning', flows: order.map((flow) => flow.name) });
-  const session = new LazySession(request.duckdb);
+  const session = new LazySession(duckDbSettingsFor(graph, request.duckdb));
   const sourceFingerprint = fingerprintLookup(request, session);
   let prepared: PreparedSession | undefined;
   const runTemp = await mkdtemp(path.join(request.tempRoot ?? tmpdir(), 'thund-run-'));

@@ -18,7 +18,8 @@ export interface ServeOptions {
   readonly commitRecords?: number;
   readonly commitIntervalMs?: number;
   readonly sql?: string;
-  readonly duckdbThreads?: number;
+  /** `default`: no --duckdb-threads, the service's own choice (duckdb-threads.ts); otherwise that many (1 when unset). */
+  readonly duckdbThreads?: number | 'default';
   /** --value-format (default json). */
   readonly valueFormat?: string;
   /** --session-timeout-ms (default 6000: a killed member's partitions move soon). */
@@ -48,7 +49,7 @@ export class ServeProcess {
 
   /** Serves one topic into one table. */
   static async start(options: ServeOptions): Promise<ServeProcess> {
-    const args = [options.pipeline, '--kafka-brokers', options.brokers, '--topic', options.topic, '--group', options.group, '--table', options.table, '--session-timeout-ms', String(options.sessionTimeoutMs ?? 6_000), '--commit-records', String(options.commitRecords ?? 20_000), '--commit-interval-ms', String(options.commitIntervalMs ?? 1_000), '--duckdb-threads', String(options.duckdbThreads ?? 1)];
+    const args = [options.pipeline, '--kafka-brokers', options.brokers, '--topic', options.topic, '--group', options.group, '--table', options.table, '--session-timeout-ms', String(options.sessionTimeoutMs ?? 6_000), '--commit-records', String(options.commitRecords ?? 20_000), '--commit-interval-ms', String(options.commitIntervalMs ?? 1_000), ...(options.duckdbThreads === 'default' ? [] : ['--duckdb-threads', String(options.duckdbThreads ?? 1)])];
     if (options.sql !== undefined) args.push('--sql', options.sql);
     if (options.valueFormat !== undefined) args.push('--value-format', options.valueFormat);
     return new ServeProcess(await freePort(), args, options.extraEnv);

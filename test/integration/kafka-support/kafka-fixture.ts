@@ -3,7 +3,7 @@
  * Everything opened here is closed by closeAll().
  */
 import { randomUUID } from 'node:crypto';
-import { Kafka, logLevel, type Admin, type Message, type Producer } from 'kafkajs';
+import { CompressionTypes, Kafka, logLevel, type Admin, type Message, type Producer } from 'kafkajs';
 import { KafkaJsConsumerClient } from '../../../connectors/kafka/kafkajs-consumer-client.js';
 import { WorkerConsumerClient } from '../../../connectors/kafka/worker-consumer-client.js';
 import { KafkaSource } from '../../../connectors/kafka/kafka-source.js';
@@ -42,6 +42,22 @@ export class KafkaFixture {
       await this.producer.connect();
     }
     await this.producer.send({ topic, messages, acks: -1 });
+  }
+
+  /** Sends each group of messages in a transaction of its own, committed or aborted as it says; gzip-compressed when asked. */
+  async produceTransactions(topic: string, transactions: ReadonlyArray<{ readonly messages: Message[]; readonly commit: boolean }>, gzip = false): Promise<void> {
+    const producer = this.kafka.producer({ transactionalId: uniqueName('thund-it-tx'), idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+    await producer.connect();
+    try {
+      for (const { messages, commit } of transactions) {
+        const transaction = await producer.transaction();
+        await transaction.send({ topic, messages, ...(gzip ? { compression: CompressionTypes.GZIP } : {}) });
+        if (commit) await transaction.commit();
+        else await transaction.abort();
+      }
+    } finally {
+      await producer.disconnect();
+    }
   }
 
   async commitGroupOffsets(groupId: string, topic: string, partitions: Array<{ partition: number; offset: string }>): Promise<void> {

@@ -14,7 +14,7 @@
  */
 import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { headersField, isPlainAscii, LineWriter, topicHead, writeStagedLine } from '../../../../connectors/kafka/staged-line.js';
+import { headersField, isPlainAscii, LineWriter, partitionHead, writeStagedLine } from '../../../../connectors/kafka/staged-line.js';
 import { RECORD_COORDINATE_FIELDS, RECORD_HEADERS_FIELD, type SourceRecord } from '../../../../connectors/streaming-source.js';
 import { quoteIdentifier, quoteLiteral, type DuckDbSession } from '../../../duckdb/session.js';
 
@@ -94,7 +94,7 @@ export interface StagedLines {
  * as bytes behind their coordinates (staged-line.ts); the rest are serialised.
  */
 export function stagedLines(records: readonly JsonRecord[], withHeaders = false): StagedLines {
-  const topicHeads = new Map<string, Buffer>();
+  const partitionHeads = new Map<string, Buffer>();
   const chunks: Uint8Array[] = [];
   let out: LineWriter | undefined;
   let written = 0;
@@ -131,9 +131,10 @@ export function stagedLines(records: readonly JsonRecord[], withHeaders = false)
     const lineStart = out.size;
     const json = record.json;
     if (json !== undefined && withHeaders) {
-      let head = topicHeads.get(record.topic);
-      if (head === undefined) topicHeads.set(record.topic, (head = topicHead(record.topic)));
-      writeStagedLine(out, head, { partition: record.partition, offset: record.offset.toString(), timestampMs: record.timestampMs, key: record.key, headers: record.headers, json });
+      const headKey = `${record.partition}\u0000${record.topic}`;
+      let head = partitionHeads.get(headKey);
+      if (head === undefined) partitionHeads.set(headKey, (head = partitionHead(record.topic, record.partition)));
+      writeStagedLine(out, head, { offset: record.offset.toString(), timestampMs: record.timestampMs, key: record.key, headers: record.headers, json });
     } else {
       out.text(stagedLine(record, withHeaders));
       out.byte(NEWLINE);
