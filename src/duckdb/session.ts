@@ -11,6 +11,11 @@ export type Row = Record<string, unknown>;
 export interface DuckDbSettings {
   readonly threads?: number;
   readonly memoryLimit?: string;
+  /**
+   * DuckDB's allocator_bulk_deallocation_flush_threshold: freeing more than this at once hands the
+   * allocator's cached memory back to the system (DuckDB's default 512 MiB).
+   */
+  readonly flushFreedMemoryAbove?: string;
 }
 
 export class DuckDbSession {
@@ -33,6 +38,7 @@ export class DuckDbSession {
     const config: Record<string, string> = {};
     if (options.threads !== undefined) config['threads'] = String(options.threads);
     if (options.memoryLimit !== undefined) config['memory_limit'] = options.memoryLimit;
+    if (options.flushFreedMemoryAbove !== undefined) config['allocator_bulk_deallocation_flush_threshold'] = options.flushFreedMemoryAbove;
     const { duckdb } = await import('./node-api.js');
     const { registerTransformFunctions } = await import('./transform-udfs.js');
     const instance = await duckdb.DuckDBInstance.create(':memory:', config);

@@ -30,7 +30,7 @@ import { topoOrder } from '../../pipeline/topo-order.js';
 import type { FlowRunResult } from '../run-flow.js';
 import { runBatchFlow } from './batch-flow-step.js';
 import { flowDefinitionHash } from './definition-hash.js';
-import { duckDbSettingsFor } from './duckdb-threads.js';
+import { duckDbSettingsFor } from './kafka-duckdb-settings.js';
 import { isStreamingFlow } from './flow-dispatch.js';
 import type { FlowContext, FlowOutcome } from './flow-context.js';
 import { flowSummary } from './flow-summary.js';

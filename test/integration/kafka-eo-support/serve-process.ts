@@ -18,7 +18,7 @@ export interface ServeOptions {
   readonly commitRecords?: number;
   readonly commitIntervalMs?: number;
   readonly sql?: string;
-  /** `default`: no --duckdb-threads, the service's own choice (duckdb-threads.ts); otherwise that many (1 when unset). */
+  /** `default`: no --duckdb-threads, the service's own choice (kafka-duckdb-settings.ts); otherwise that many (1 when unset). */
   readonly duckdbThreads?: number | 'default';
   /** --value-format (default json). */
   readonly valueFormat?: string;
