@@ -3,7 +3,8 @@
  * Confluent-wire Avro whose writer schema a loopback registry started here serves) produced to a 6-partition topic on the test stack's
  * Kafka, then landed by `thund serve` (the built CLI, embedded catalog) into an Iceberg table.
  * Prints records/s (from the service's first 'partitions assigned' line, when its consumer group
- * has given it the partitions and its first read starts, to the commit holding the last record) and
+ * has given it the partitions and its first read starts, to the commit holding the last record, both
+ * by the times in the service's log lines) and
  * the service's peak RSS (VmHWM), then the same for Spark Structured Streaming (Kafka source, Iceberg
  * sink, trigger available-now) on the same topic. Needs `npm run build` and the stack env file sourced.
  *
@@ -86,9 +87,9 @@ const cpuByThread = (): Map<string, number> => {
 await waitForLog(serve, 'partitions assigned', 60_000);
 const cpuAtStart = cpuSeconds();
 const threadsAtStart = cpuByThread();
-const startedAt = performance.now();
 await waitForPositions(pipeline, table, records, 1_800_000, sampleRss);
-const seconds = (performance.now() - startedAt) / 1000;
+// From the service's own log times (milliseconds), not this script's catalog polls (every 500 ms).
+const seconds = ((await lastCommitTime(serve, records)) - logTime(serve, (line) => line['msg'] === 'partitions assigned')) / 1000;
 sampleRss();
 const cpuAtEnd = cpuSeconds();
 const threadsAtEnd = cpuByThread();
@@ -130,6 +131,27 @@ async function waitForLog(service: ServeProcess, message: string, timeoutMs: num
   const deadline = Date.now() + timeoutMs;
   while (!service.logs.some((line) => line['msg'] === message)) {
     if (Date.now() > deadline) throw new Error(`no "${message}" from thund serve after ${timeoutMs} ms; stderr: ${service.stderr}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+function logTime(service: ServeProcess, match: (line: Record<string, unknown>) => boolean): number {
+  const line = service.logs.find(match);
+  if (line === undefined) throw new Error('thund serve did not log the line asked for');
+  return Date.parse(String(line['time']));
+}
+
+/** The log time of the commit that brought the rows read to `records` (its log line may follow the catalog by a moment). */
+async function lastCommitTime(service: ServeProcess, records: number): Promise<number> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    let read = 0;
+    for (const line of service.logs) {
+      if (line['msg'] !== 'batch committed') continue;
+      read += Number(line['rowsRead'] ?? 0);
+      if (read >= records) return Date.parse(String(line['time']));
+    }
+    if (Date.now() > deadline) throw new Error(`thund serve logged commits of ${read} rows read, not ${records}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }

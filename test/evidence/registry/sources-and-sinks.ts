@@ -94,6 +94,8 @@ export const SOURCE_AND_SINK_CAPABILITIES: readonly Capability[] = [
       proof('integration', 'test/integration/kafka-pipelines/kafka-concurrent.test.ts', 'two thund run processes started together land every record once'),
       proof('integration', 'test/integration/kafka-pipelines/kafka-concurrent.test.ts', 'two thund serve processes on one pipeline land every record once'),
       proof('integration', 'test/integration/kafka-million.test.ts', 'thund serve: 1M records (REST catalog, MinIO) lands 1M records of 6 partitions exactly once: count, distinct coordinates, key checksum'),
+      proof('integration', 'test/integration/kafka-source.test.ts', 'Kafka source on the test stack broker, consumer worker skips aborted transactions and their markers, committed records keeping their offsets (plain and gzip batches)'),
+      proof('unit', 'test/unit/kafka/kafkajs-record-batch-decoder.test.ts', "the record batch decoder kafkajs's consumer is given in the consumer's worker reads control, transactional and log-append-time batches as kafkajs does"),
     ],
   },
   {
