@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { LineWriter, partitionHead, writeStagedLine } from '../../../connectors/kafka/staged-line.js';
+
+const written = (write: (out: LineWriter) => void): string => {
+  const out = new LineWriter(4);
+  write(out);
+  return out.done().toString('utf8');
+};
+
+describe('the staged line of a Kafka record', () => {
+  it('writes integers as String() does, across the 10^9 split, signs and the safe limit', () => {
+    const values = [0, 7, 10, 999_999_999, 1_000_000_000, 1_000_000_007, 1_765_000_000_007, -1, -1_000_000_000, -1_765_000_000_007, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 2 ** 53, 1.5];
+    for (let i = 0; i < 2_000; i++) values.push(Math.trunc((i % 3 === 0 ? -1 : 1) * 2 ** ((i * 7919) % 53) + i));
+    for (const value of values) expect(written((out) => out.integer(value))).toBe(String(value));
+  });
+
+  it('starts every line of a partition with its head, and keeps the value as fetched', () => {
+    const head = partitionHead('shop.orders "eu"', 4);
+    const line = written((out) => writeStagedLine(out, head, { offset: '9007199254740993', timestampMs: 1_765_000_000_007, key: Buffer.from('k-1'), headers: [], json: Buffer.from(' {"id": 1, "note": "é"}') }));
+    expect(line).toBe('{"_kafka_topic":"shop.orders \\"eu\\"","_kafka_partition":4,"_kafka_offset":9007199254740993,"_kafka_timestamp":1765000000007,"_kafka_key":"k-1","_kafka_headers":[] ,"id": 1, "note": "é"}\n');
+    expect(JSON.parse(line)).toMatchObject({ _kafka_topic: 'shop.orders "eu"', _kafka_partition: 4, _kafka_key: 'k-1', id: 1, note: 'é' });
+  });
+});
