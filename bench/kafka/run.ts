@@ -89,7 +89,7 @@ const cpuAtStart = cpuSeconds();
 const threadsAtStart = cpuByThread();
 await waitForPositions(pipeline, table, records, 1_800_000, sampleRss);
 // From the service's own log times (milliseconds), not this script's catalog polls (every 500 ms).
-const seconds = ((await lastCommitTime(serve, records)) - logTime(serve, (line) => line['msg'] === 'partitions assigned')) / 1000;
+const seconds = ((await lastCommitTime(serve, records)) - logTime(serve, 'partitions assigned')) / 1000;
 sampleRss();
 const cpuAtEnd = cpuSeconds();
 const threadsAtEnd = cpuByThread();
@@ -135,9 +135,10 @@ async function waitForLog(service: ServeProcess, message: string, timeoutMs: num
   }
 }
 
-function logTime(service: ServeProcess, match: (line: Record<string, unknown>) => boolean): number {
-  const line = service.logs.find(match);
-  if (line === undefined) throw new Error('thund serve did not log the line asked for');
+/** The time of the service's first log line with this message. */
+function logTime(service: ServeProcess, message: string): number {
+  const line = service.logs.find((logged) => logged['msg'] === message);
+  if (line === undefined) throw new Error(`thund serve did not log "${message}"`);
   return Date.parse(String(line['time']));
 }
 

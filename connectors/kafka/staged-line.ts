@@ -194,13 +194,7 @@ export class LineWriter {
     }
     const high = Math.floor(value / BILLION);
     this.length = writeDigits(this.buffer, this.length, high);
-    let low = value - high * BILLION;
-    for (let k = this.length + 8; k >= this.length; k--) {
-      const rest = (low / 10) | 0;
-      this.buffer[k] = 0x30 + low - rest * 10;
-      low = rest;
-    }
-    this.length += 9;
+    this.length = writeDigits(this.buffer, this.length, value - high * BILLION, 9);
   }
 
   /** Drops what was appended from `size` on. */
@@ -235,10 +229,11 @@ export class LineWriter {
 
 const BILLION = 1_000_000_000;
 
-/** Writes 0 <= value < 10^9 at `at`; returns the index past its last digit. */
-function writeDigits(buffer: Buffer, at: number, value: number): number {
+/** Writes 0 <= value < 10^9 at `at`, zero-padded to `width` digits; returns the index past its last digit. */
+function writeDigits(buffer: Buffer, at: number, value: number, width = 1): number {
   let digits = 1;
   for (let rest = value; rest >= 10; rest = (rest / 10) | 0) digits++;
+  digits = Math.max(digits, width);
   for (let k = at + digits - 1; k >= at; k--) {
     const rest = (value / 10) | 0;
     buffer[k] = 0x30 + value - rest * 10;

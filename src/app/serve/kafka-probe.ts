@@ -3,12 +3,11 @@
  * answer a metadata request within the timeout, one try each. The Kafka client is loaded on the
  * first probe, so a pipeline without Kafka sources never loads it.
  */
-import type { SourceDataset } from '../../pipeline/ir/dataset.js';
-import type { PipelineGraph } from '../../pipeline/ir/graph.js';
+import { kafkaSources, type PipelineGraph } from '../../pipeline/ir/graph.js';
 
 /** Undefined for a pipeline without Kafka sources. */
 export function kafkaProbe(graph: PipelineGraph, env: Readonly<Record<string, string | undefined>>, timeoutMs: number): (() => Promise<void>) | undefined {
-  const sources = graph.datasets.filter((d): d is SourceDataset => d.kind === 'source' && d.source.format === 'kafka');
+  const sources = kafkaSources(graph);
   if (sources.length === 0) return undefined;
   return async () => {
     const [{ pipelineKafkaSource }, { kafkaJsAnswers }] = await Promise.all([import('../../../connectors/kafka/pipeline-source-options.js'), import('../../../connectors/kafka/kafkajs-consumer.js')]);

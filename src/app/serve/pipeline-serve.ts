@@ -21,7 +21,7 @@ import { NativeBackend } from '../../backend/native/native-backend.js';
 import type { RunEvent } from '../../backend/run-event.js';
 import { ThundError } from '../../errors.js';
 import { isTableDataset } from '../../pipeline/ir/dataset.js';
-import type { PipelineGraph } from '../../pipeline/ir/graph.js';
+import { kafkaSources, type PipelineGraph } from '../../pipeline/ir/graph.js';
 import type { ConnectionSource } from '../../pipeline/resolve-connection.js';
 import type { CatalogOverrides } from '../open-catalog.js';
 import { withPipelineResources } from '../pipeline-resources.js';
@@ -112,7 +112,7 @@ export async function servePipeline(request: PipelineServeRequest): Promise<void
     logger.log('info', 'thund serve started', {
       pipeline: graph.name,
       flows: graph.flows.map((flow) => flow.name),
-      sources: graph.datasets.flatMap((d) => (d.kind === 'source' && d.source.format === 'kafka' ? [{ source: d.name, topics: d.source.topics, valueFormat: d.source.valueFormat }] : [])),
+      sources: kafkaSources(graph).map((d) => ({ source: d.name, topics: d.source.topics, valueFormat: d.source.valueFormat })),
       catalog: opened.description,
       http: `${request.httpHost}:${http.port}`,
       triggerIntervalMs: intervalMs,

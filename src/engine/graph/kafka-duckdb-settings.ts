@@ -10,12 +10,11 @@
  */
 import { availableParallelism } from 'node:os';
 import type { DuckDbSettings } from '../../duckdb/session.js';
-import type { PipelineGraph } from '../../pipeline/ir/graph.js';
+import { kafkaSources, type PipelineGraph } from '../../pipeline/ir/graph.js';
 
 const KAFKA_FLUSH_FREED_MEMORY_ABOVE = '32MB';
 
 export function duckDbSettingsFor(graph: PipelineGraph, settings: DuckDbSettings | undefined): DuckDbSettings | undefined {
-  const readsKafka = graph.datasets.some((dataset) => dataset.kind === 'source' && dataset.source.format === 'kafka');
-  if (!readsKafka) return settings;
+  if (kafkaSources(graph).length === 0) return settings;
   return { threads: Math.max(1, availableParallelism() - 1), flushFreedMemoryAbove: KAFKA_FLUSH_FREED_MEMORY_ABOVE, ...settings };
 }

@@ -2,7 +2,7 @@
  * The immutable pipeline graph: datasets and flows in declaration order. Produced by a
  * GraphRegistry (registry.ts); checked by validate(); ordered by topoOrder().
  */
-import type { Dataset } from './dataset.js';
+import type { Dataset, KafkaSourceOptions, SourceDataset } from './dataset.js';
 import type { Flow, FlowDependencies } from './flow.js';
 
 export interface PipelineGraph {
@@ -22,6 +22,13 @@ export function findDataset(graph: PipelineGraph, name: string): Dataset | undef
 export function flowsInto(graph: PipelineGraph, datasetName: string): Flow[] {
   const key = nameKey(datasetName);
   return graph.flows.filter((flow) => nameKey(flow.target) === key);
+}
+
+export type KafkaSourceDataset = SourceDataset & { readonly source: KafkaSourceOptions };
+
+/** The graph's Kafka sources, in declaration order. */
+export function kafkaSources(graph: PipelineGraph): KafkaSourceDataset[] {
+  return graph.datasets.filter((dataset): dataset is KafkaSourceDataset => dataset.kind === 'source' && dataset.source.format === 'kafka');
 }
 
 /** Freezes plain objects and arrays all the way down; class instances (Arrow types) stay as they are. */
