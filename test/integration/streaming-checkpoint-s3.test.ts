@@ -2,7 +2,8 @@
  * A streaming flow whose table lives on S3 (MinIO), in the SQLite catalog and in the Apache REST
  * catalog fixture: the checkpoint folders go through the S3 FileIO under the table's location, a
  * second run resumes from the checkpoint its last snapshot points to, and only the newest
- * checkpoint is left once its commit landed.
+ * checkpoint is left once its commit landed. An SCD type 2 flow's checkpoints of changes chain
+ * inside their whole checkpoint's folder on S3, replay in the next run, and go with it.
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -12,6 +13,8 @@ import { requireServiceEnv } from '../stack/service.js';
 import { testS3Bucket, testS3FileIOOptions } from '../stack/s3-env.js';
 import { StreamingPipeline } from '../unit/engine/graph/streaming/streaming-fixture.js';
 import { acceptedRowsSql, wordFile } from '../unit/engine/graph/streaming/stream-data.js';
+import { SCD2_CHANGES_SPEC, SCD2_CHANGE_FILES, SCD2_HISTORY_SQL, scd2ChangeFile } from '../unit/engine/graph/streaming/scd2-change-files.js';
+import { checkpointFolderOf } from '../../src/table/checkpoint-layout.js';
 
 const SPEC = `pipeline: s3_stream
 sources:
@@ -69,5 +72,44 @@ describe.each(['sql', 'rest'])('%s catalog', (kind) => {
     const left = new Set<string>();
     for await (const object of io.list(`${metadata.location}/thund-checkpoints/`)) left.add(object.location.slice(0, object.location.lastIndexOf('/')));
     expect([...left]).toEqual([pointer]);
+  });
+
+  it('chains checkpoints of an SCD type 2 flow’s changes on S3, replays them in the next run, and removes the chain once a whole checkpoint replaces it', async () => {
+    const local = new StreamingPipeline(SCD2_CHANGES_SPEC);
+    let expected: unknown[][];
+    try {
+      for (let k = 0; k < SCD2_CHANGE_FILES; k++) await local.addFile(scd2ChangeFile(k));
+      await local.run('history');
+      expected = await local.rows('lake.customers_history', SCD2_HISTORY_SQL);
+    } finally {
+      await local.close();
+    }
+    await pipeline.close();
+    const root = `s3://${testS3Bucket()}/it-streaming/${randomUUID()}`;
+    const namespace = `scd2_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+    pipeline = new StreamingPipeline(SCD2_CHANGES_SPEC.replaceAll('lake.', `${namespace}.`), { io, warehouse: () => root, ...(rest === undefined ? {} : { catalog: rest }) });
+    const history = `${namespace}.customers_history`;
+    const pointer = async (): Promise<string> => (await pipeline.snapshots(history)).at(-1)?.['thund.checkpoint.history'] as string;
+    const folders = async (): Promise<string[]> => {
+      const [ns, name] = history.split('.') as [string, string];
+      const { metadata } = await pipeline.catalog.loadTable({ namespace: [ns], name });
+      const found = new Set<string>();
+      for await (const object of io.list(`${metadata.location}/thund-checkpoints/`)) found.add(object.location.slice(0, object.location.lastIndexOf('/')));
+      return [...found].sort();
+    };
+
+    for (let k = 0; k < 3; k++) await pipeline.addFile(scd2ChangeFile(k));
+    await pipeline.run('history');
+    const changed = await pointer();
+    const whole = checkpointFolderOf(changed);
+    expect(whole).not.toBe(changed);
+    expect(await folders()).toEqual(expect.arrayContaining([whole, changed]));
+
+    for (let k = 3; k < SCD2_CHANGE_FILES; k++) await pipeline.addFile(scd2ChangeFile(k));
+    expect((await pipeline.run('history')).batches.length).toBe(SCD2_CHANGE_FILES - 3);
+    const last = await pointer();
+    expect(checkpointFolderOf(last)).toBe(last);
+    expect(await folders()).toEqual([last]);
+    expect(await pipeline.rows(history, SCD2_HISTORY_SQL)).toEqual(expected);
   });
 });

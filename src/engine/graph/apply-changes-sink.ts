@@ -68,6 +68,14 @@ class ApplyChangesSink implements BatchSink {
     return this.operator.derivedTables();
   }
 
+  lastChanges(): ReadonlyMap<string, string> | undefined {
+    return this.operator.lastChanges();
+  }
+
+  replayChanges(changes: ReadonlyMap<string, string>): Promise<void> {
+    return this.operator.replayChanges(changes);
+  }
+
   async write(
     relation: string,
     summary: Readonly<Record<string, string>>,

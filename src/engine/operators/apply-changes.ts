@@ -7,10 +7,11 @@
  *  - applyChangesOnce: all events at once into an empty target, giving the final table.
  */
 import { quoteIdentifier, type DuckDbSession } from '../../duckdb/session.js';
+import { ThundError } from '../../errors.js';
 import { DELETED_COLUMN, END_AT, parseApplyChangesOptions, SEQUENCE_COLUMN, START_AT, type ApplyChangesOptions, type ApplyChangesOptionsInput } from './cdc-options.js';
 import { normalizeChanges, type NormalizedChanges } from './cdc-normalize.js';
 import { atomically } from './atomic-batch.js';
-import type { ChangeSet, ChangeStats } from './change-set.js';
+import { applyChangeSet, type ChangeSet, type ChangeStats } from './change-set.js';
 import { computeScd1 } from './scd1.js';
 import { computeScd2, scd2StateColumns, type Scd2History } from './scd2.js';
 import { historyWatermark } from './scd2-in-order.js';
@@ -98,6 +99,7 @@ export class ApplyChanges implements StatefulOperator {
   readonly absorbedTable: string;
   /** SCD2: the history's watermark (scd2.ts Scd2History.watermark), a temp table derived from the state. */
   readonly watermarkTable: string;
+  private changed: ReadonlyMap<string, string> | undefined;
 
   constructor(
     private readonly session: DuckDbSession,
@@ -117,6 +119,34 @@ export class ApplyChanges implements StatefulOperator {
 
   derivedTables(): readonly string[] {
     return this.options.storedAsScdType === 1 ? [] : [this.watermarkTable];
+  }
+
+  /** SCD2: the last batch's change set (the state is the target) and the history events it added or dropped; SCD1 state is saved whole. */
+  lastChanges(): ReadonlyMap<string, string> | undefined {
+    return this.changed;
+  }
+
+  async replayChanges(changes: ReadonlyMap<string, string>): Promise<void> {
+    const relation = (name: string): string => {
+      const found = changes.get(`${this.name}.${name}`);
+      if (found === undefined) throw new ThundError('INTERNAL', `the changes of ${this.name} lack ${name}`);
+      return found;
+    };
+    const described = (await this.session.queryJson(`DESCRIBE ${quoteIdentifier(this.stateTable)}`)) as Array<{ column_name: string }>;
+    const changeSet = { deletes: relation('deletes'), inserts: relation('inserts'), deleteKeyColumns: [...this.options.keys, START_AT] };
+    await applyChangeSet(this.session, this.stateTable, changeSet, described.map((column) => column.column_name));
+    await this.recordHistory({ deleteEvents: relation('delete_events'), rebuiltFrom: relation('rebuilt_from'), absorbedEvents: relation('absorbed_events') });
+  }
+
+  /** SCD2: adds the batch's delete events to the tombstones, and replaces the absorbed upserts of the keys it rebuilt. */
+  private async recordHistory(events: { readonly deleteEvents: string; readonly rebuiltFrom: string; readonly absorbedEvents: string }): Promise<void> {
+    const seq = quoteIdentifier(SEQUENCE_COLUMN);
+    const absorbed = quoteIdentifier(this.absorbedTable);
+    await this.session.run(`INSERT INTO ${quoteIdentifier(this.tombstoneTable)} BY NAME SELECT * FROM ${quoteIdentifier(events.deleteEvents)}`);
+    await this.session.run(
+      `DELETE FROM ${absorbed} a WHERE EXISTS (SELECT 1 FROM ${quoteIdentifier(events.rebuiltFrom)} f WHERE ${equalValues(this.options.keys, 'f', 'a')} AND a.${seq} >= f.__from)`,
+    );
+    await this.session.run(`INSERT INTO ${absorbed} BY NAME SELECT * FROM ${quoteIdentifier(events.absorbedEvents)}`);
   }
 
   /**
@@ -140,6 +170,7 @@ export class ApplyChanges implements StatefulOperator {
   }
 
   private async process(changes: string): Promise<ChangeBatchResult> {
+    this.changed = undefined;
     const normalized = await normalizeChanges(this.session, changes, this.options, `${this.name}__changes`, { duplicates: this.options.storedAsScdType === 1 });
     await createEmptyState(this.session, this.stateTable, normalized, this.options, false);
     if (this.options.storedAsScdType === 1) {
@@ -159,16 +190,17 @@ export class ApplyChanges implements StatefulOperator {
     const history = { tombstones: this.tombstoneTable, absorbed: this.absorbedTable, watermark: this.watermarkTable };
     const result = await computeScd2(this.session, this.stateTable, normalized, this.options, this.name, history);
     await result.applyTo(this.stateTable);
-    await this.session.run(`INSERT INTO ${tombstones} SELECT * FROM ${quoteIdentifier(result.deleteEvents)}`);
-    await this.session.run(
-      `DELETE FROM ${absorbed} a WHERE EXISTS (SELECT 1 FROM ${quoteIdentifier(result.rebuiltFrom)} f WHERE ${equalValues(this.options.keys, 'f', 'a')} AND a.${seq} >= f.__from)`,
-    );
-    await this.session.run(
-      `INSERT INTO ${absorbed} (${identList(normalized.columns)}, ${seq}) SELECT ${identList(normalized.columns)}, ${seq} FROM ${quoteIdentifier(result.absorbedEvents)}`,
-    );
+    await this.recordHistory(result);
     await this.session.run(
       `UPDATE ${watermark} w SET m = CASE WHEN w.m IS NULL OR b.hi > w.m THEN b.hi ELSE w.m END FROM (SELECT max(${seq}) AS hi FROM ${input}) b WHERE b.hi IS NOT NULL`,
     );
+    this.changed = new Map([
+      [`${this.name}.deletes`, result.changeSet.deletes],
+      [`${this.name}.inserts`, result.changeSet.inserts],
+      [`${this.name}.delete_events`, result.deleteEvents],
+      [`${this.name}.rebuilt_from`, result.rebuiltFrom],
+      [`${this.name}.absorbed_events`, result.absorbedEvents],
+    ]);
     return { changeSet: result.changeSet, stats: result.stats };
   }
 

@@ -24,5 +24,5 @@ export {
 } from './cdc-options.js';
 export { ApplyChanges, applyChangesOnce, computeChanges, type ChangeBatchResult, type ComputedChanges } from './apply-changes.js';
 export { applyChangeSet, type ChangeSet, type ChangeStats } from './change-set.js';
-export { exportState, importState, type StatefulOperator } from './state-checkpoint.js';
+export { exportChanges, exportState, importChanges, importState, type StatefulOperator } from './state-checkpoint.js';
 export { ChangeEventError, ExpectationFailedError } from './operator-errors.js';

@@ -6,6 +6,7 @@
  */
 import type { FileIO } from '../../iceberg/file-io.js';
 import type { Snapshot, TableMetadata } from '../../iceberg/table-metadata.js';
+import { checkpointFolderOf } from '../checkpoint-layout.js';
 import { folderKey } from './location-key.js';
 import { ManifestCache, statisticsFiles, without, type FileSet } from './reachable-files.js';
 import { CHECKPOINT_KEY_PREFIX } from './snapshot-retention.js';
@@ -46,12 +47,14 @@ export function countOf(files: ExpiredFiles): number {
   return files.contentFiles.size + files.manifests.size + files.manifestLists.size + files.statisticsFiles.size + files.checkpointFolders.size;
 }
 
-/** The checkpoint folders the snapshots' summaries point to, by folderKey. */
+/** The checkpoint folders the snapshots' summaries point into (a whole checkpoint's folder holds the changes built on it), by folderKey. */
 export function checkpointFolders(snapshots: readonly Snapshot[]): FileSet {
   const found: FileSet = new Map();
   for (const snapshot of snapshots) {
     for (const [key, value] of Object.entries(snapshot.summary)) {
-      if (key.startsWith(CHECKPOINT_KEY_PREFIX) && value !== '') found.set(folderKey(value), value);
+      if (!key.startsWith(CHECKPOINT_KEY_PREFIX) || value === '') continue;
+      const folder = checkpointFolderOf(value);
+      found.set(folderKey(folder), folder);
     }
   }
   return found;

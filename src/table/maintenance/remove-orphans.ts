@@ -62,7 +62,7 @@ export async function removeOrphans(target: MaintenanceTarget, options: RemoveOr
 
 interface ReachableKeys {
   readonly files: ReadonlySet<string>;
-  /** Folder keys (ending in `/`) whose every file is kept: checkpoints a snapshot points to. */
+  /** Folder keys (ending in `/`) whose every file is kept: the checkpoint folders snapshots point into. */
   readonly folders: readonly string[];
 }
 

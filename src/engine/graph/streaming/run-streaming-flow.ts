@@ -177,7 +177,7 @@ async function runFromTable(run: FlowRun, batchesBefore: number): Promise<Round>
     let saved: SavedCheckpoint | undefined;
     const checkpoint = async (): Promise<Record<string, string>> => {
       if (!checkpointed) return {};
-      saved = await store.save(tableLocation, { batches: batches + 1, ...nextPositions }, operators);
+      saved = await store.save(tableLocation, { batches: batches + 1, ...nextPositions }, operators, previous);
       return { [checkpointSummaryKey(flow.name)]: saved.location };
     };
     const summary = { ...context.summary, ...expectationSummary(checked.counts) };
@@ -195,7 +195,7 @@ async function runFromTable(run: FlowRun, batchesBefore: number): Promise<Round>
       });
     }
     if (saved !== undefined) {
-      if (previous !== undefined) await store.remove(previous);
+      if (previous !== undefined) await store.retire(previous, saved);
       // What a run that crashed before its commit left is older than this commit now.
       if (first) await store.removeLeftovers(saved.location, undefined);
       previous = saved;

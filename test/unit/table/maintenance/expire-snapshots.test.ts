@@ -160,6 +160,30 @@ describe('expireSnapshots', () => {
     await expectReachableFilesPresent(t, metadata);
   });
 
+  it('keeps the whole checkpoint a kept change checkpoint builds on, with the changes before it, though expired snapshots pointed to them', async () => {
+    const whole = toFileUri(join(t.work, 'db', 't', 'thund-checkpoints', 'f', 'whole'));
+    const [first, second] = [`${whole}/changes-1`, `${whole}/changes-2`];
+    for (const folder of [whole, first, second]) {
+      mkdirSync(pathOf(folder), { recursive: true });
+      writeFileSync(join(pathOf(folder), 'checkpoint.json'), '{}');
+      writeFileSync(join(pathOf(folder), 'state-0.parquet'), 'state');
+    }
+    const s0 = await appendRows(0, 1, { [checkpointSummaryKey('f')]: whole });
+    const s1 = await appendRows(1, 1, { [checkpointSummaryKey('f')]: first });
+    const s2 = await appendRows(2, 1, { [checkpointSummaryKey('f')]: second });
+    await appendRows(3, 1);
+
+    const outcome = await expireSnapshots(targetOf(t, { now: tenDaysOn }));
+
+    const { metadata } = await t.load();
+    expect(metadata.snapshots.map((s) => s.snapshotId)).not.toContain(s0.snapshotId);
+    expect(metadata.snapshots.map((s) => s.snapshotId)).not.toContain(s1.snapshotId);
+    expect(CheckpointStore.pointer(metadata, 'f')).toBe(second);
+    expect(outcome.counts).toMatchObject({ snapshots: 2, checkpoints: 0 });
+    for (const folder of [whole, first, second]) expect(existsSync(pathOf(folder) + '/state-0.parquet')).toBe(true);
+    expect(s2.snapshotId).toBe(metadata.snapshots.find((s) => s.summary[checkpointSummaryKey('f')] === second)?.snapshotId);
+  });
+
   it('deletes the statistics files of expired snapshots, unless a kept entry still names them', async () => {
     await appendRows(0, 1);
     const { metadata } = await t.load();

@@ -68,6 +68,22 @@ describe('removeOrphans', () => {
     expect([...(await rowsPerSnapshot(t, loaded.metadata)).values()]).toEqual([10, 15]);
   });
 
+  it('keeps the whole checkpoint and the earlier changes a live change checkpoint builds on', async () => {
+    const whole = join(t.work, 'db', 't', 'thund-checkpoints', 'f', 'whole');
+    const kept = [join(whole, 'checkpoint.json'), join(whole, 'changes-1', 'checkpoint.json'), join(whole, 'changes-2', 'checkpoint.json')];
+    for (const path of kept) {
+      mkdirSync(join(path, '..'), { recursive: true });
+      writeFileSync(path, '{}');
+    }
+    await t.append(await t.writeRows(0, 3), t.catalog, undefined, { [checkpointSummaryKey('f')]: toFileUri(join(whole, 'changes-2')) });
+    ageEverything();
+
+    const outcome = await removeOrphans(targetOf(t));
+
+    expect(outcome.counts).toMatchObject({ orphans: 0, filesDeleted: 0 });
+    for (const path of kept) expect(existsSync(path)).toBe(true);
+  });
+
   it('honours a shorter safety age', async () => {
     await t.append(await t.writeRows(0, 3));
     const orphan = join(t.work, 'db', 't', 'data', 'orphan.parquet');

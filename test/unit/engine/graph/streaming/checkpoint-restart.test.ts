@@ -8,9 +8,8 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import type { Catalog } from '../../../../../catalog/catalog.js';
 import type { FileIO } from '../../../../../src/iceberg/file-io.js';
-import { StreamingPipeline } from './streaming-fixture.js';
+import { crashingAtCommit, StreamingPipeline } from './streaming-fixture.js';
 import { wordFile } from './stream-data.js';
 
 const SPEC = `pipeline: restart
@@ -68,20 +67,8 @@ it('stopping after some batches and continuing in a new session gives the same t
 it('a crash between the checkpoint upload and the commit leaves results identical after restart', async () => {
   const reference = await uninterrupted();
   const pipeline = await pipelineWith(FILES);
-  let commits = 0;
   // The crashed process: its 4th commit never happens, and it cleans nothing up.
-  const crashing = new Proxy(pipeline.catalog, {
-    get(target, property, receiver) {
-      if (property === 'commitTable') {
-        return async (...args: unknown[]) => {
-          if (++commits === 4) throw new Error('killed');
-          return (target.commitTable as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      }
-      const value = Reflect.get(target, property, receiver) as unknown;
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  }) as Catalog;
+  const crashing = crashingAtCommit(pipeline.catalog, 4);
   const noCleanup: FileIO = { ...bindAll(pipeline.io), delete: async () => undefined };
   await expect(pipeline.run('lake.word_counts', { catalog: crashing, io: noCleanup })).rejects.toThrow(/killed/);
 

@@ -7,6 +7,7 @@
  */
 import { afterEach, expect, it } from 'vitest';
 import type { Catalog } from '../../../../../catalog/catalog.js';
+import { SCD2_CHANGES_SPEC } from './scd2-change-files.js';
 import { StreamingPipeline } from './streaming-fixture.js';
 import { wordsPipeline } from './words-pipeline.js';
 
@@ -106,21 +107,7 @@ it('a windowless aggregation in update mode: the totals are the oracle’s, from
 });
 
 it('an SCD type 2 apply_changes flow: the history is the one a single run lands', async () => {
-  const scd2 = (name: string): string => `pipeline: ${name}
-sources:
-  changes:
-    format: parquet
-    path: data/*.parquet
-tables:
-  lake.customers_history:
-    kind: streaming_table
-    properties: { thund.stream.max-files-per-batch: "1" }
-flows:
-  history:
-    target: lake.customers_history
-    apply_changes: { keys: [id], sequence_by: seq, apply_as_deletes: "op = 'd'", except_column_list: [op], stored_as_scd_type: 2 }
-    sql: SELECT id, name, op, seq FROM STREAM(changes)
-`;
+  const scd2 = (name: string): string => SCD2_CHANGES_SPEC.replace('pipeline: history', `pipeline: ${name}`);
   const change = (k: number): string =>
     `SELECT (i % 4)::BIGINT AS id, 'name-' || ${k} || '-' || i AS name, CASE WHEN (i + ${k}) % 5 = 0 THEN 'd' ELSE 'u' END AS op,
             (i * 10 + ${k})::BIGINT AS seq FROM range(0, 8) t(i)`;

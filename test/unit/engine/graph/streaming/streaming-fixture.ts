@@ -6,6 +6,7 @@
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { afterEach } from 'vitest';
 import { join } from 'node:path';
 import type { Catalog } from '../../../../../catalog/catalog.js';
 import { SqlCatalog } from '../../../../../catalog/sql/index.js';
@@ -167,4 +168,38 @@ async function registerSources(session: DuckDbSession, graph: PipelineGraph): Pr
   for (const dataset of graph.datasets) {
     if (dataset.kind === 'source' && dataset.source.format === 'parquet') await registerParquetSource(session, dataset.name, dataset.source);
   }
+}
+
+/** `catalog` as a process that is killed at its `n`th commit: that commit throws and never happens. */
+export function crashingAtCommit(catalog: Catalog, n: number): Catalog {
+  let commits = 0;
+  return new Proxy(catalog, {
+    get(target, property, receiver) {
+      if (property === 'commitTable') {
+        return async (...args: unknown[]) => {
+          if (++commits === n) throw new Error('killed');
+          return (target.commitTable as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      }
+      const value = Reflect.get(target, property, receiver) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/**
+ * Registers, in the calling test file, the closing of every pipeline it opens after each test, and
+ * gives the opener: a pipeline of `spec` holding the first `files` of `fileOf`'s files.
+ */
+export function pipelinesOf(spec: string, fileOf: (k: number) => string): (files: number) => Promise<StreamingPipeline> {
+  const opened: StreamingPipeline[] = [];
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((p) => p.close()));
+  });
+  return async (files) => {
+    const pipeline = new StreamingPipeline(spec);
+    opened.push(pipeline);
+    for (let k = 0; k < files; k++) await pipeline.addFile(fileOf(k));
+    return pipeline;
+  };
 }
