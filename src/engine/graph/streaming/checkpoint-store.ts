@@ -65,10 +65,11 @@ interface CheckpointChain {
 }
 
 /**
- * Checkpoints of changes replayed on a whole one at most; past it, or once the changes hold more
- * rows than the whole state, the next checkpoint is whole again. A batch's checkpoint costs its
- * changes, and a whole one at most every so many batches, so the cost per batch stays about twice
- * the changes; a restore reads at most the whole state twice over.
+ * The longest chain (a whole checkpoint and the checkpoints of changes replayed on it); past it,
+ * or once the changes hold more rows than the whole state, the next checkpoint is whole again. A
+ * batch's checkpoint costs its changes, and a whole one comes only after as many changed rows as
+ * it holds, so the cost per batch stays about twice the changes; a restore reads at most about
+ * twice the whole state.
  */
 const MAX_CHAIN = 500;
 
@@ -153,7 +154,7 @@ export class CheckpointStore {
         const changes = checkpoint.stateFiles.map((file) => file.replace(/\.parquet$/, ''));
         for (const operator of operators) {
           if (index === 0) await importState(this.session, operator, local);
-          else if (operator.stateTables().length > 0) await importChanges(this.session, operator, local, changes);
+          else if (operator.stateTables().length > 0) await this.replay(operator, local, changes, location);
         }
       } finally {
         await rm(local, { recursive: true, force: true });
@@ -213,6 +214,15 @@ export class CheckpointStore {
     } finally {
       await rm(local, { recursive: true, force: true });
     }
+  }
+
+  private async replay(operator: StatefulOperator, local: string, changes: readonly string[], location: string): Promise<void> {
+    if (operator.replayChanges === undefined) {
+      throw new InvalidInputError(`flow ${this.flowName}: the checkpoint at ${location} holds changes its operators cannot replay (was the flow changed?); run with --full-refresh to start over`, {
+        context: { flow: this.flowName, checkpoint: location },
+      });
+    }
+    await importChanges(this.session, operator, local, changes);
   }
 
   /** After `current` is committed: removes `previous` with the checkpoints it builds on, unless `current` builds on them too. */
