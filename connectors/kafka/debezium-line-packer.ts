@@ -10,8 +10,10 @@ import type { Batch, KafkaMessage } from 'kafkajs';
 import type { RecordHeader } from '../streaming-source.js';
 import { ABSENT, DebeziumEnvelopeBytes } from './debezium-envelope-bytes.js';
 import { DEBEZIUM_ENVELOPE_FIELDS } from './debezium-envelope-decoder.js';
+import { checkedShape } from './json-object-check.js';
 import type { LinePacker, LinePackerFactory, PackedDecodedLines } from './packed-batch.js';
 import { LineWriter, stagedLineBound, partitionHead, travellingLines, writeValueLine } from './staged-line.js';
+import { shapeWith } from './value-shape.js';
 
 export const debeziumEnvelopeLines: LinePackerFactory = (batch) => new DebeziumLinePacker(batch);
 
@@ -28,6 +30,7 @@ class DebeziumLinePacker implements LinePacker {
   private readonly starts: Int32Array;
   private readonly ends: Int32Array;
   private readonly envelope = new DebeziumEnvelopeBytes();
+  private readonly shapes = new Set<number>();
 
   constructor(batch: Batch) {
     this.head = partitionHead(batch.topic, batch.partition);
@@ -42,6 +45,8 @@ class DebeziumLinePacker implements LinePacker {
   takesValue(index: number, m: KafkaMessage, timestampMs: number, headers: readonly RecordHeader[]): boolean {
     const value = m.value as Buffer;
     if (!this.envelope.read(value)) return false;
+    // The op decides which row images are staged, so it is part of the line's shape.
+    this.shapes.add(shapeWith(checkedShape(), this.envelope.op));
     const start = this.out.size;
     writeValueLine(this.out, this.head, { offset: m.offset, timestampMs, key: m.key ?? null, headers }, (out) => writeEnvelope(out, value, this.envelope));
     this.starts[index] = start;
@@ -50,7 +55,7 @@ class DebeziumLinePacker implements LinePacker {
   }
 
   done(): PackedDecodedLines {
-    return { kind: 'decoded', lines: travellingLines(this.out), starts: this.starts, ends: this.ends, fieldNames: DEBEZIUM_ENVELOPE_FIELDS };
+    return { kind: 'decoded', lines: travellingLines(this.out), starts: this.starts, ends: this.ends, fieldNames: DEBEZIUM_ENVELOPE_FIELDS, shapes: [...this.shapes] };
   }
 }
 

@@ -3,9 +3,26 @@
  * valid UTF-8, on one line (no CR/LF, so it fits a newline-delimited file), no more than 64 levels
  * deep, and no top-level key that is escaped or taken by a coordinate column. It allocates nothing
  * and costs a fraction of JSON.parse + JSON.stringify; a value that fails it is not necessarily
- * bad, it goes through JSON.parse, which decides and gives the exact reason.
+ * bad, it goes through JSON.parse, which decides and gives the exact reason. Walking the value, it
+ * takes its shape too (value-shape.ts): checkedShape() gives the last passing value's.
  */
 import { isUtf8 } from 'node:buffer';
+import {
+  SHAPE_ARRAY,
+  SHAPE_ARRAY_END,
+  SHAPE_BOOLEAN,
+  SHAPE_FRACTION,
+  SHAPE_INTEGER,
+  SHAPE_KEY,
+  SHAPE_NULL,
+  SHAPE_OBJECT,
+  SHAPE_OBJECT_END,
+  SHAPE_STRING,
+  keyTokens,
+  shapeEnd,
+  shapeStart,
+  shapeToken,
+} from './value-shape.js';
 
 const MAX_DEPTH = 64;
 const QUOTE = 0x22;
@@ -63,14 +80,24 @@ function grown(pairs: Int32Array): Int32Array<ArrayBuffer> {
   return larger;
 }
 
+let lastShape = 0;
+
+/** The shape (value-shape.ts) of the last value isStageableJsonObject passed. */
+export function checkedShape(): number {
+  return lastShape;
+}
+
 /** With `keys`, the top-level keys' bounds are collected into it as the walk passes them. */
 export function isStageableJsonObject(value: Uint8Array, reserved: readonly Uint8Array[], keys?: TopLevelKeyBounds): boolean {
   if (!isUtf8(value)) return false;
   const at = skipSpace(value, 0);
   if (value[at] !== OPEN_BRACE) return false;
   keys?.reset();
+  shapeStart();
   const after = object(value, at, 1, reserved, keys);
-  return after !== FAIL && skipSpace(value, after) === value.length;
+  if (after === FAIL || skipSpace(value, after) !== value.length) return false;
+  lastShape = shapeEnd();
+  return true;
 }
 
 /**
@@ -96,8 +123,12 @@ function skipSpace(b: Uint8Array, at: number): number {
 
 /** At the opening brace; `reserved` and `keys` are given for the top level only. */
 function object(b: Uint8Array, at: number, depth: number, reserved: readonly Uint8Array[] | undefined, keys?: TopLevelKeyBounds): number {
+  shapeToken(SHAPE_OBJECT);
   at = skipSpace(b, at + 1);
-  if (b[at] === CLOSE_BRACE) return at + 1;
+  if (b[at] === CLOSE_BRACE) {
+    shapeToken(SHAPE_OBJECT_END);
+    return at + 1;
+  }
   for (;;) {
     if (b[at] !== QUOTE) return FAIL;
     const keyStart = at + 1;
@@ -105,6 +136,8 @@ function object(b: Uint8Array, at: number, depth: number, reserved: readonly Uin
     if (at === FAIL) return FAIL;
     if (reserved !== undefined && b[keyStart] === UNDERSCORE && isReserved(b, keyStart, at - 1, reserved)) return FAIL;
     keys?.add(keyStart, at - 1);
+    shapeToken(SHAPE_KEY);
+    keyTokens(b, keyStart, at - 1);
     at = skipSpace(b, at);
     if (b[at] !== COLON) return FAIL;
     const valueStart = skipSpace(b, at + 1);
@@ -113,21 +146,31 @@ function object(b: Uint8Array, at: number, depth: number, reserved: readonly Uin
     keys?.setValue(valueStart, at);
     at = skipSpace(b, at);
     const c = b[at];
-    if (c === CLOSE_BRACE) return at + 1;
+    if (c === CLOSE_BRACE) {
+      shapeToken(SHAPE_OBJECT_END);
+      return at + 1;
+    }
     if (c !== COMMA) return FAIL;
     at = skipSpace(b, at + 1);
   }
 }
 
 function array(b: Uint8Array, at: number, depth: number): number {
+  shapeToken(SHAPE_ARRAY);
   at = skipSpace(b, at + 1);
-  if (b[at] === CLOSE_BRACKET) return at + 1;
+  if (b[at] === CLOSE_BRACKET) {
+    shapeToken(SHAPE_ARRAY_END);
+    return at + 1;
+  }
   for (;;) {
     at = value(b, at, depth);
     if (at === FAIL) return FAIL;
     at = skipSpace(b, at);
     const c = b[at];
-    if (c === CLOSE_BRACKET) return at + 1;
+    if (c === CLOSE_BRACKET) {
+      shapeToken(SHAPE_ARRAY_END);
+      return at + 1;
+    }
     if (c !== COMMA) return FAIL;
     at = skipSpace(b, at + 1);
   }
@@ -135,13 +178,32 @@ function array(b: Uint8Array, at: number, depth: number): number {
 
 function value(b: Uint8Array, at: number, depth: number): number {
   const c = b[at];
-  if (c === QUOTE) return string(b, at, true);
+  if (c === QUOTE) {
+    shapeToken(SHAPE_STRING);
+    return string(b, at, true);
+  }
   if (c === OPEN_BRACE) return depth < MAX_DEPTH ? object(b, at, depth + 1, undefined, undefined) : FAIL;
   if (c === OPEN_BRACKET) return depth < MAX_DEPTH ? array(b, at, depth + 1) : FAIL;
-  if (c === 0x74) return literal(b, at, TRUE);
-  if (c === 0x66) return literal(b, at, FALSE);
-  if (c === 0x6e) return literal(b, at, NULL);
-  return number(b, at);
+  if (c === 0x74 || c === 0x66) {
+    shapeToken(SHAPE_BOOLEAN);
+    return literal(b, at, c === 0x74 ? TRUE : FALSE);
+  }
+  if (c === 0x6e) {
+    shapeToken(SHAPE_NULL);
+    return literal(b, at, NULL);
+  }
+  const end = number(b, at);
+  if (end !== FAIL) shapeToken(isInteger(b, at, end) ? SHAPE_INTEGER : SHAPE_FRACTION);
+  return end;
+}
+
+/** A JSON number without a fraction or an exponent (DuckDB detects it as an integer type). */
+function isInteger(b: Uint8Array, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = b[i];
+    if (c === 0x2e || c === 0x65 || c === 0x45) return false;
+  }
+  return true;
 }
 
 const TRUE = new Uint8Array([0x74, 0x72, 0x75, 0x65]);

@@ -52,6 +52,10 @@ export class LinedRecord<V> implements SourceRecord<V> {
     return this.record.fieldNames;
   }
 
+  get shapes(): readonly number[] | undefined {
+    return this.record.shapes;
+  }
+
   get byteLength(): number {
     return recordBytes(this.record);
   }

@@ -9,6 +9,7 @@ import type { RecordHeader, StagedLineRef, TopicPartition } from '../streaming-s
 import type { FetchedBatch } from './consumer-client.js';
 import { BatchFieldNames } from './batch-field-names.js';
 import { isStageableJsonValue } from './json-decoder.js';
+import { checkedShape } from './json-object-check.js';
 import { fetchedOffsetOf, toHeaders } from './kafkajs-consumer.js';
 import { NO_HEADERS, type RawRecord } from './raw-record.js';
 import { LineWriter, stagedLineBound, partitionHead, travellingLines, writeStagedLine } from './staged-line.js';
@@ -45,6 +46,8 @@ interface PackedLinesBase {
   readonly starts: Int32Array;
   /** Every top-level key of the values with a line. */
   readonly fieldNames: readonly string[];
+  /** The shapes (value-shape.ts) of the lines' values, each once; absent when the packer takes none. */
+  readonly shapes?: readonly number[];
 }
 
 /** JSON values that passed the JSON decoder's byte check: each is kept only in its line. */
@@ -142,6 +145,7 @@ class JsonLinePacker implements LinePacker {
   private readonly starts: Int32Array;
   private readonly braces: Int32Array;
   private readonly fieldNames = new BatchFieldNames();
+  private readonly shapes = new Set<number>();
 
   constructor(batch: Batch) {
     const count = batch.messages.length;
@@ -158,6 +162,7 @@ class JsonLinePacker implements LinePacker {
     const value = m.value as Buffer;
     if (!isStageableJsonValue(value, this.fieldNames.keys)) return false;
     this.fieldNames.accept(value);
+    this.shapes.add(checkedShape());
     const start = this.out.size;
     const brace = writeStagedLine(this.out, this.head, { offset: m.offset, timestampMs, key: m.key ?? null, headers, json: value });
     this.starts[index] = start;
@@ -169,7 +174,7 @@ class JsonLinePacker implements LinePacker {
   }
 
   done(): PackedJsonLines {
-    return { kind: 'checked', lines: travellingLines(this.out), starts: this.starts, braces: this.braces, fieldNames: this.fieldNames.list() };
+    return { kind: 'checked', lines: travellingLines(this.out), starts: this.starts, braces: this.braces, fieldNames: this.fieldNames.list(), shapes: [...this.shapes] };
   }
 }
 
@@ -298,6 +303,10 @@ class PackedRecord implements RawRecord {
 
   get fieldNames(): readonly string[] | undefined {
     return this.arrays.hasLine(this.index) ? this.arrays.packed.json?.fieldNames : undefined;
+  }
+
+  get shapes(): readonly number[] | undefined {
+    return this.arrays.hasLine(this.index) ? this.arrays.packed.json?.shapes : undefined;
   }
 
   get stagedLine(): StagedLineRef | undefined {

@@ -72,6 +72,21 @@ function fetched(withLines: boolean, packing: Batch = batch) {
 const text = (records: readonly JsonRecord[]): string => Buffer.concat(stagedLines(records, true).chunks).toString('utf8');
 
 describe('Debezium JSON envelopes staged in the worker', () => {
+  it('carry the shapes of their lines: the same for envelopes that differ in scalars only, another for another op or row structure', () => {
+    const shapesOf = (values: string[]): ReadonlySet<number> => {
+      const msgs = values.map((value, i) => ({ offset: String(i), timestamp: '0', key: null, value: Buffer.from(value), headers: {}, attributes: 0 }) as KafkaMessage);
+      const packed = packBatch({ ...batch, messages: msgs, lastOffset: () => String(values.length - 1) } as unknown as Batch, 0, debeziumEnvelopeLines);
+      return new Set(unpackBatch(packed).records[0]?.shapes);
+    };
+    const first = shapesOf([envelope({ before: null, after: ann, op: 'c' }), envelope({ before: ann, after: ann2, op: 'u' })]);
+    expect(first.size).toBe(2);
+    const bob = { ...ann, id: 2, name: 'bob', tags: ['c', 'd'] };
+    expect(shapesOf([envelope({ before: bob, after: { ...ann2, id: 2 }, op: 'u' }), envelope({ before: null, after: bob, op: 'c' })])).toEqual(first);
+    for (const other of [envelope({ before: null, after: ann, op: 'r' }), envelope({ before: null, after: { ...ann, email: 'a@b' }, op: 'c' }), envelope({ before: null, after: { ...ann, id: 1.5 }, op: 'c' })]) {
+      expect([...shapesOf([other])].some((shape) => first.has(shape))).toBe(false);
+    }
+  });
+
   it('get their lines there, except tombstones and values that are not plain envelopes; the fetched values travel too', () => {
     const { raws } = fetched(true);
     expect(raws.map((r) => r.stagedLine !== undefined)).toEqual(cases.map((c) => c.lined));

@@ -5,7 +5,8 @@
  * values skipped by bracket depth, no value decoded), other values by their own keys. Only keys
  * are turned into strings, and a key seen already in the batch is recognised by its bytes without
  * one. Measured at 50-140 ms per 50k records of 180 bytes on 2 busy cores; DuckDB's whole-batch
- * type detection, which it lets a batch skip (learned-columns.ts), costs two to four times that.
+ * type detection of the fields the writer schemas do not type, which it lets a batch skip
+ * (kafka-input.ts), costs two to four times that.
  */
 import type { JsonRecord } from './batch-staging.js';
 

@@ -39,23 +39,33 @@ async function stage(learned: LearnedColumns, values: string[]): Promise<{ types
 }
 
 describe('LearnedColumns', () => {
-  it('reads a batch with the types of the batch before it, and detects again on a new field or a value that does not cast', async () => {
+  it('reads a batch whose values have shapes seen before with the types learned, and detects again on a new field or a value that does not cast', async () => {
     const learned = new LearnedColumns();
     expect((await stage(learned, ['{"a":1.5,"b":"x"}'])).types).toEqual({ a: 'DOUBLE', b: 'VARCHAR' });
-    // Detected alone, 2 would be a BIGINT: the learned DOUBLE is what the batch is read with.
-    expect(await stage(learned, ['{"a":2,"b":"y"}', '{"b":"z"}'])).toEqual({ types: { a: 'DOUBLE', b: 'VARCHAR' }, rows: [['2.0', 'y'], [null, 'z']] });
+    // Detected alone, b would be a DATE: the learned VARCHAR is what the batch is read with.
+    expect(await stage(learned, ['{"a":2.5,"b":"2024-01-01"}'])).toEqual({ types: { a: 'DOUBLE', b: 'VARCHAR' }, rows: [['2.5', '2024-01-01']] });
     // A value the learned type cannot take: detected again, nothing lost.
     expect(await stage(learned, ['{"a":"not a number","b":"w"}'])).toEqual({ types: { a: 'VARCHAR', b: 'VARCHAR' }, rows: [['not a number', 'w']] });
     // A new top-level field: detected again, and the field is read.
     expect(await stage(learned, ['{"a":"t","b":"u","c":7}'])).toEqual({ types: { a: 'VARCHAR', b: 'VARCHAR', c: 'BIGINT' }, rows: [['t', 'u', '7']] });
   });
 
-  it('does not learn nested columns: a field a later record nests in a struct is read', async () => {
+  it('detects again when a number has a fraction where the learned column is an integer: nothing is rounded', async () => {
     const learned = new LearnedColumns();
-    await stage(learned, ['{"s":{"x":1}}']);
-    const second = await stage(learned, ['{"s":{"x":2,"y":3}}']);
-    expect(second.types['s']).toBe('STRUCT(x BIGINT, y BIGINT)');
-    expect(second.rows).toEqual([['{\'x\': 2, \'y\': 3}']]);
+    expect((await stage(learned, ['{"a":1}', '{"a":2}'])).types).toEqual({ a: 'BIGINT' });
+    expect(await stage(learned, ['{"a":3}', '{"a":1.5}'])).toEqual({ types: { a: 'DOUBLE' }, rows: [['3.0'], ['1.5']] });
+  });
+
+  it('learns struct columns, and detects again when a value nests a field they lack or a null turns into a value', async () => {
+    const learned = new LearnedColumns();
+    expect((await stage(learned, ['{"s":{"d":"hello","n":null}}'])).types).toEqual({ s: 'STRUCT(d VARCHAR, n JSON)' });
+    // The same shape: read with the learned struct (detected alone, d would be a DATE).
+    expect((await stage(learned, ['{"s":{"d":"2024-01-01","n":null}}'])).types).toEqual({ s: 'STRUCT(d VARCHAR, n JSON)' });
+    const nested = await stage(learned, ['{"s":{"d":"x","n":null,"y":3}}']);
+    expect(nested.types['s']).toBe('STRUCT(d VARCHAR, n JSON, y BIGINT)');
+    expect(nested.rows).toEqual([["{'d': x, 'n': NULL, 'y': 3}"]]);
+    const filled = await stage(learned, ['{"s":{"d":"x","n":4,"y":3}}']);
+    expect(filled.types['s']).toBe('STRUCT(d VARCHAR, n BIGINT, y BIGINT)');
   });
 });
 
