@@ -6,9 +6,10 @@
  * depth and the kind of every value, kafka/value-shape.ts) was among the shapes of the batches
  * the types were detected over: DuckDB reads a value with given types without a word when it
  * drops a struct field the types lack or rounds a fraction into an integer column, so a value of
- * a shape not seen before is detected again. Struct columns (Debezium row images) are learned
- * too. A value that does not cast to its column's type (a string that is not a date) fails the
- * read, and the batch is detected again.
+ * a shape not seen before is detected again, and read with the types that take both it and the
+ * shapes before (DuckDB's union of the two types), which are learned with all those shapes.
+ * Struct columns (Debezium row images) are learned too. A value that does not cast to its
+ * column's type (a string that is not a date) fails the read, and the batch is detected again.
  */
 import { isStageableJsonObject, checkedShape } from '../../../../connectors/kafka/json-object-check.js';
 import { shapeOfValue } from '../../../../connectors/kafka/value-shape.js';
@@ -41,16 +42,47 @@ export class LearnedColumns {
       }
     }
     await stageRecords(request);
-    const columns = await valueColumns(request.session, request.table);
-    if (columns === undefined) {
-      this.learned = undefined;
+    const detected = await valueColumns(request.session, request.table);
+    if (detected === undefined || known === undefined) {
+      this.learned = detected === undefined ? undefined : { columns: detected, shapes };
       return;
     }
-    // Detected alike, the shapes before stay read exactly by the same types.
-    const same = known !== undefined && known.columns.size === columns.size && [...columns].every(([name, type]) => known.columns.get(name) === type);
-    const all = same && known.shapes.size + shapes.size <= MAX_SHAPES ? new Set([...known.shapes, ...shapes]) : shapes;
-    this.learned = { columns, shapes: all };
+    // The types that read both this batch and the shapes before (an integer column that met a
+    // fraction is DOUBLE, a struct has the fields of both): the table's column types stay put
+    // where they can (a batch of whole numbers in a DOUBLE column is still read as DOUBLE).
+    const widened = await commonTypes(request.session, known.columns, detected);
+    if (!sameColumns(widened, detected)) {
+      try {
+        await stageRecords({ ...request, columns: widened });
+      } catch {
+        this.learned = { columns: detected, shapes };
+        return;
+      }
+    }
+    this.learned = { columns: widened, shapes: known.shapes.size + shapes.size <= MAX_SHAPES ? new Set([...known.shapes, ...shapes]) : shapes };
   }
+}
+
+/** `known` with each column `detected` has in the type DuckDB gives their union (the detected type when it gives none), and the detected columns after them. */
+async function commonTypes(session: DuckDbSession, known: ReadonlyMap<string, string>, detected: ReadonlyMap<string, string>): Promise<ReadonlyMap<string, string>> {
+  const common = new Map(known);
+  for (const [name, type] of detected) {
+    const before = known.get(name);
+    if (before === undefined || before === type) common.set(name, type);
+    else {
+      try {
+        const [union] = await session.queryJson(`DESCRIBE SELECT c FROM (SELECT NULL::${before} AS c UNION ALL SELECT NULL::${type} AS c)`);
+        common.set(name, String(union?.['column_type'] ?? type));
+      } catch {
+        common.set(name, type);
+      }
+    }
+  }
+  return common;
+}
+
+function sameColumns(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
+  return a.size === b.size && [...a].every(([name, type]) => b.get(name) === type);
 }
 
 /** The shapes of the values as they are staged: those the source took while checking them, else the staged value's own. */

@@ -54,6 +54,9 @@ describe('LearnedColumns', () => {
     const learned = new LearnedColumns();
     expect((await stage(learned, ['{"a":1}', '{"a":2}'])).types).toEqual({ a: 'BIGINT' });
     expect(await stage(learned, ['{"a":3}', '{"a":1.5}'])).toEqual({ types: { a: 'DOUBLE' }, rows: [['3.0'], ['1.5']] });
+    // A batch of whole numbers after it (detected alone: BIGINT) stays DOUBLE, the table's type.
+    expect(await stage(learned, ['{"a":4}'])).toEqual({ types: { a: 'DOUBLE' }, rows: [['4.0']] });
+    expect(await stage(learned, ['{"a":5}', '{"a":5.5}'])).toEqual({ types: { a: 'DOUBLE' }, rows: [['5.0'], ['5.5']] });
   });
 
   it('learns struct columns, and detects again when a value nests a field they lack or a null turns into a value', async () => {
@@ -64,8 +67,10 @@ describe('LearnedColumns', () => {
     const nested = await stage(learned, ['{"s":{"d":"x","n":null,"y":3}}']);
     expect(nested.types['s']).toBe('STRUCT(d VARCHAR, n JSON, y BIGINT)');
     expect(nested.rows).toEqual([["{'d': x, 'n': NULL, 'y': 3}"]]);
+    // Typed JSON while null, the field keeps that type (its text) once it holds a value.
     const filled = await stage(learned, ['{"s":{"d":"x","n":4,"y":3}}']);
-    expect(filled.types['s']).toBe('STRUCT(d VARCHAR, n BIGINT, y BIGINT)');
+    expect(filled.types['s']).toBe('STRUCT(d VARCHAR, n JSON, y BIGINT)');
+    expect(filled.rows).toEqual([["{'d': x, 'n': 4, 'y': 3}"]]);
   });
 });
 
