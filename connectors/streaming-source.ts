@@ -60,11 +60,8 @@ export interface SourceRecord<V> extends TopicPartition {
    * records fetched together share one list, which may name keys only others have.
    */
   readonly fieldNames?: readonly string[];
-  /**
-   * With a staged line the source wrote: shapes (kafka/value-shape.ts) that include the staged
-   * value's; records fetched together share one list.
-   */
-  readonly shapes?: readonly number[] | undefined;
+  /** With a staged line the source wrote: the staged value's shape (kafka/value-shape.ts). */
+  readonly shape?: number | undefined;
   /** Bytes the record holds, key plus value as fetched (or its staged line), when it knows without reading them. */
   readonly byteLength?: number;
   /** Key plus value bytes as fetched (what a batch's byte bound counts), when the record knows it without reading them. */

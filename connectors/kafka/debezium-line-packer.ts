@@ -30,7 +30,7 @@ class DebeziumLinePacker implements LinePacker {
   private readonly starts: Int32Array;
   private readonly ends: Int32Array;
   private readonly envelope = new DebeziumEnvelopeBytes();
-  private readonly shapes = new Set<number>();
+  private readonly shapes: Float64Array;
 
   constructor(batch: Batch) {
     this.head = partitionHead(batch.topic, batch.partition);
@@ -39,6 +39,7 @@ class DebeziumLinePacker implements LinePacker {
     this.out = new LineWriter(total);
     this.starts = new Int32Array(batch.messages.length).fill(-1);
     this.ends = new Int32Array(batch.messages.length);
+    this.shapes = new Float64Array(batch.messages.length);
   }
 
   /** Writes the value's line when it is an envelope read plainly; the value stays in the packed bytes either way. */
@@ -46,7 +47,7 @@ class DebeziumLinePacker implements LinePacker {
     const value = m.value as Buffer;
     if (!this.envelope.read(value)) return false;
     // The op decides which row images are staged, so it is part of the line's shape.
-    this.shapes.add(shapeWith(checkedShape(), this.envelope.op));
+    this.shapes[index] = shapeWith(checkedShape(), this.envelope.op);
     const start = this.out.size;
     writeValueLine(this.out, this.head, { offset: m.offset, timestampMs, key: m.key ?? null, headers }, (out) => writeEnvelope(out, value, this.envelope));
     this.starts[index] = start;
@@ -55,7 +56,7 @@ class DebeziumLinePacker implements LinePacker {
   }
 
   done(): PackedDecodedLines {
-    return { kind: 'decoded', lines: travellingLines(this.out), starts: this.starts, ends: this.ends, fieldNames: DEBEZIUM_ENVELOPE_FIELDS, shapes: [...this.shapes] };
+    return { kind: 'decoded', lines: travellingLines(this.out), starts: this.starts, ends: this.ends, fieldNames: DEBEZIUM_ENVELOPE_FIELDS, shapes: this.shapes };
   }
 }
 

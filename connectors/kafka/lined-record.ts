@@ -52,8 +52,8 @@ export class LinedRecord<V> implements SourceRecord<V> {
     return this.record.fieldNames;
   }
 
-  get shapes(): readonly number[] | undefined {
-    return this.record.shapes;
+  get shape(): number | undefined {
+    return this.record.shape;
   }
 
   get byteLength(): number {

@@ -46,8 +46,8 @@ interface PackedLinesBase {
   readonly starts: Int32Array;
   /** Every top-level key of the values with a line. */
   readonly fieldNames: readonly string[];
-  /** The shapes (value-shape.ts) of the lines' values, each once; absent when the packer takes none. */
-  readonly shapes?: readonly number[];
+  /** Per record with a line: its value's shape (value-shape.ts); absent when the packer takes none. */
+  readonly shapes?: Float64Array;
 }
 
 /** JSON values that passed the JSON decoder's byte check: each is kept only in its line. */
@@ -145,10 +145,11 @@ class JsonLinePacker implements LinePacker {
   private readonly starts: Int32Array;
   private readonly braces: Int32Array;
   private readonly fieldNames = new BatchFieldNames();
-  private readonly shapes = new Set<number>();
+  private readonly shapes: Float64Array;
 
   constructor(batch: Batch) {
     const count = batch.messages.length;
+    this.shapes = new Float64Array(count);
     this.head = partitionHead(batch.topic, batch.partition);
     let total = 0;
     for (const m of batch.messages) total += stagedLineBound(this.head, m.key?.length ?? 0, m.value?.length ?? 0);
@@ -162,7 +163,7 @@ class JsonLinePacker implements LinePacker {
     const value = m.value as Buffer;
     if (!isStageableJsonValue(value, this.fieldNames.keys)) return false;
     this.fieldNames.accept(value);
-    this.shapes.add(checkedShape());
+    this.shapes[index] = checkedShape();
     const start = this.out.size;
     const brace = writeStagedLine(this.out, this.head, { offset: m.offset, timestampMs, key: m.key ?? null, headers, json: value });
     this.starts[index] = start;
@@ -174,7 +175,7 @@ class JsonLinePacker implements LinePacker {
   }
 
   done(): PackedJsonLines {
-    return { kind: 'checked', lines: travellingLines(this.out), starts: this.starts, braces: this.braces, fieldNames: this.fieldNames.list(), shapes: [...this.shapes] };
+    return { kind: 'checked', lines: travellingLines(this.out), starts: this.starts, braces: this.braces, fieldNames: this.fieldNames.list(), shapes: this.shapes };
   }
 }
 
@@ -188,6 +189,7 @@ export function transferables(packed: PackedBatch): ArrayBuffer[] {
   const buffers = [packed.offsets.buffer, packed.timestamps.buffer, packed.bytes.buffer, packed.bounds.buffer] as ArrayBuffer[];
   const json = packed.json;
   if (json !== undefined) buffers.push(json.lines.buffer as ArrayBuffer, json.starts.buffer as ArrayBuffer, (json.kind === 'checked' ? json.braces : json.ends).buffer as ArrayBuffer);
+  if (json?.shapes !== undefined) buffers.push(json.shapes.buffer as ArrayBuffer);
   return buffers;
 }
 
@@ -305,8 +307,8 @@ class PackedRecord implements RawRecord {
     return this.arrays.hasLine(this.index) ? this.arrays.packed.json?.fieldNames : undefined;
   }
 
-  get shapes(): readonly number[] | undefined {
-    return this.arrays.hasLine(this.index) ? this.arrays.packed.json?.shapes : undefined;
+  get shape(): number | undefined {
+    return this.arrays.hasLine(this.index) ? this.arrays.packed.json?.shapes?.[this.index] : undefined;
   }
 
   get stagedLine(): StagedLineRef | undefined {

@@ -18,8 +18,8 @@ export interface RawRecord extends TopicPartition {
   readonly fetchedBytes?: number;
   /** With a staged line: names including every top-level key of the value (SourceRecord.fieldNames). */
   readonly fieldNames?: readonly string[] | undefined;
-  /** With a staged line: shapes including the line's value's (SourceRecord.shapes). */
-  readonly shapes?: readonly number[] | undefined;
+  /** With a staged line: its value's shape (SourceRecord.shape). */
+  readonly shape?: number | undefined;
   /** The record's staged line, when the client wrote it (SourceRecord.stagedLine): of a checked JSON value, or of a value it decoded. */
   readonly stagedLine?: StagedLineRef | undefined;
 }

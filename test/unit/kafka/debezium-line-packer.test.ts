@@ -76,7 +76,7 @@ describe('Debezium JSON envelopes staged in the worker', () => {
     const shapesOf = (values: string[]): ReadonlySet<number> => {
       const msgs = values.map((value, i) => ({ offset: String(i), timestamp: '0', key: null, value: Buffer.from(value), headers: {}, attributes: 0 }) as KafkaMessage);
       const packed = packBatch({ ...batch, messages: msgs, lastOffset: () => String(values.length - 1) } as unknown as Batch, 0, debeziumEnvelopeLines);
-      return new Set(unpackBatch(packed).records[0]?.shapes);
+      return new Set(unpackBatch(packed).records.map((record) => record.shape as number));
     };
     const first = shapesOf([envelope({ before: null, after: ann, op: 'c' }), envelope({ before: ann, after: ann2, op: 'u' })]);
     expect(first.size).toBe(2);

@@ -16,6 +16,7 @@ import { shapeOfValue } from '../../../../connectors/kafka/value-shape.js';
 import { quoteIdentifier, type DuckDbSession } from '../../../duckdb/session.js';
 import { HEADERS_COLUMN, RECORD_COLUMNS, stageRecords, type JsonRecord, type StagingRequest } from './batch-staging.js';
 
+const UNTYPED = /\bJSON\b/;
 /** Column types the learned read is not trusted with. */
 const UNLEARNED = /\bMAP\(|\bUNION\(/i;
 /** Shapes kept for one set of types at most; past it the set starts again from the last batch's. */
@@ -63,12 +64,16 @@ export class LearnedColumns {
   }
 }
 
-/** `known` with each column `detected` has in the type DuckDB gives their union (the detected type when it gives none), and the detected columns after them. */
+/**
+ * `known` with each column `detected` has in the type DuckDB gives their union (the detected type
+ * when it gives none, or when either holds JSON), and the detected columns after them.
+ */
 async function commonTypes(session: DuckDbSession, known: ReadonlyMap<string, string>, detected: ReadonlyMap<string, string>): Promise<ReadonlyMap<string, string>> {
   const common = new Map(known);
   for (const [name, type] of detected) {
     const before = known.get(name);
-    if (before === undefined || before === type) common.set(name, type);
+    // JSON is what DuckDB gives a field it saw null only (or of mixed kinds): no type to keep.
+    if (before === undefined || before === type || UNTYPED.test(before) || UNTYPED.test(type)) common.set(name, type);
     else {
       try {
         const [union] = await session.queryJson(`DESCRIBE SELECT c FROM (SELECT NULL::${before} AS c UNION ALL SELECT NULL::${type} AS c)`);
@@ -85,17 +90,17 @@ function sameColumns(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, stri
   return a.size === b.size && [...a].every(([name, type]) => b.get(name) === type);
 }
 
-/** The shapes of the values as they are staged: those the source took while checking them, else the staged value's own. */
+/**
+ * The shapes of the values as they are staged: the one the source took while checking each, else
+ * the staged value's own. Per record: the types detected over a batch read the shapes of its own
+ * values, not those of other records fetched with them.
+ */
 export function batchShapes(records: readonly JsonRecord[]): Set<number> {
   const shapes = new Set<number>();
-  // Records fetched together share one list: each list is looked at once.
-  let listSeen: readonly number[] | undefined;
   for (const record of records) {
-    const list = record.shapes;
-    if (list !== undefined) {
-      if (list !== listSeen) for (const shape of list) shapes.add(shape);
-      listSeen = list;
-    } else if (record.json !== undefined && isStageableJsonObject(record.json, [])) shapes.add(checkedShape());
+    const shape = record.shape;
+    if (shape !== undefined) shapes.add(shape);
+    else if (record.json !== undefined && isStageableJsonObject(record.json, [])) shapes.add(checkedShape());
     else shapes.add(shapeOfValue(record.value));
   }
   return shapes;

@@ -7,7 +7,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Batch, KafkaMessage } from 'kafkajs';
+import { debeziumEnvelopeDecoder } from '../../../../../connectors/kafka/debezium-envelope-decoder.js';
+import { debeziumEnvelopeLines } from '../../../../../connectors/kafka/debezium-line-packer.js';
 import { JsonDecoder } from '../../../../../connectors/kafka/json-decoder.js';
+import { packBatch, unpackBatch } from '../../../../../connectors/kafka/packed-batch.js';
 import { decodeRecords } from '../../../../../connectors/kafka/decode-records.js';
 import { DuckDbSession } from '../../../../../src/duckdb/session.js';
 import type { JsonRecord } from '../../../../../src/engine/graph/streaming/batch-staging.js';
@@ -67,11 +71,28 @@ describe('LearnedColumns', () => {
     const nested = await stage(learned, ['{"s":{"d":"x","n":null,"y":3}}']);
     expect(nested.types['s']).toBe('STRUCT(d VARCHAR, n JSON, y BIGINT)');
     expect(nested.rows).toEqual([["{'d': x, 'n': NULL, 'y': 3}"]]);
-    // Typed JSON while null, the field keeps that type (its text) once it holds a value.
+    // JSON while it was null only, the field takes the type of its values (a Debezium before image too).
     const filled = await stage(learned, ['{"s":{"d":"x","n":4,"y":3}}']);
-    expect(filled.types['s']).toBe('STRUCT(d VARCHAR, n JSON, y BIGINT)');
-    expect(filled.rows).toEqual([["{'d': x, 'n': 4, 'y': 3}"]]);
+    expect(filled.types['s']).toBe('STRUCT(d VARCHAR, n BIGINT, y BIGINT)');
+    expect((await stage(learned, ['{"b":null}'])).types).toEqual({ s: 'STRUCT(d VARCHAR, n BIGINT, y BIGINT)', b: 'JSON' });
+    expect((await stage(learned, ['{"b":{"id":1}}'])).types).toEqual({ s: 'STRUCT(d VARCHAR, n BIGINT, y BIGINT)', b: 'STRUCT(id BIGINT)' });
   });
+});
+
+it('learns from the shapes of the batch it detected only, not of records fetched with it that a later batch holds', async () => {
+  const envelope = (op: string, id: number): string =>
+    JSON.stringify({ before: op === 'u' ? { id, name: 'old' } : null, after: { id, name: 'new' }, source: { lsn: id }, op, ts_ms: 1 });
+  const values = [envelope('c', 1), envelope('c', 2), envelope('u', 1)];
+  const messages = values.map((value, i) => ({ offset: String(i), timestamp: '0', key: null, value: Buffer.from(value), headers: {}, attributes: 0 }) as KafkaMessage);
+  const fetched = { topic: 't', partition: 0, fetchedOffset: '0', messages, lastOffset: () => '2' } as unknown as Batch;
+  const raws = unpackBatch(packBatch(fetched, 0, debeziumEnvelopeLines)).records;
+  const decoded = decodeRecords(debeziumEnvelopeDecoder(new JsonDecoder({ alwaysParse: true })), raws).records as JsonRecord[];
+  expect(decoded.every((record) => record.stagedLine !== undefined && record.shape !== undefined)).toBe(true);
+  const learned = new LearnedColumns();
+  await learned.stage({ session, records: decoded.slice(0, 2), table: 'batch', tempDir, withHeaders: true });
+  expect(await session.queryJson('SELECT typeof(before) AS t FROM batch LIMIT 1')).toEqual([{ t: 'JSON' }]);
+  await learned.stage({ session, records: decoded.slice(2), table: 'batch', tempDir, withHeaders: true });
+  expect(await session.queryJson("SELECT typeof(before) AS t, before.name AS name FROM batch")).toEqual([{ t: 'STRUCT(id BIGINT, "name" VARCHAR)', name: 'old' }]);
 });
 
 describe('isProjectionOnly', () => {
