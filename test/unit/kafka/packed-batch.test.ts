@@ -23,7 +23,7 @@ const batch = { topic: 'orders', partition: 5, fetchedOffset: '40', messages, la
 describe('packed batches', () => {
   it('unpack to the records that were packed, with keys and values as views on one transferred buffer', () => {
     const packed = packBatch(batch, 3, checkedJsonLines);
-    expect(transferables(packed)).toHaveLength(7);
+    expect(transferables(packed)).toHaveLength(8);
     const copy = structuredClone(packed, { transfer: transferables(packed) });
     expect(packed.bytes.byteLength).toBe(0);
     const fetched = unpackBatch(copy);
