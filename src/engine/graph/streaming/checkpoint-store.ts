@@ -267,7 +267,7 @@ export class CheckpointStore {
   /** The files of an earlier checkpoint, read from its checkpoint.json, for removing it or building on it. */
   async filesOf(location: string): Promise<SavedCheckpoint> {
     try {
-      const parsed = CHECKPOINT.parse(JSON.parse(new TextDecoder().decode(await this.io.read(`${location}/${CHECKPOINT_FILE}`))));
+      const parsed = await this.readCheckpoint(location);
       const files = [...parsed.stateFiles, CHECKPOINT_FILE];
       if (parsed.wholeRows === undefined) return { location, files };
       const chain = { chain: [...(parsed.changesOn?.chain ?? []), location], wholeRows: parsed.wholeRows, changedRows: parsed.changesOn?.changedRows ?? 0 };

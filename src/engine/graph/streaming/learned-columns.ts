@@ -95,7 +95,7 @@ function sameColumns(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, stri
  * the staged value's own. Per record: the types detected over a batch read the shapes of its own
  * values, not those of other records fetched with them.
  */
-export function batchShapes(records: readonly JsonRecord[]): Set<number> {
+function batchShapes(records: readonly JsonRecord[]): Set<number> {
   const shapes = new Set<number>();
   for (const record of records) {
     const shape = record.shape;
