@@ -74,7 +74,7 @@ class AvroLinePacker implements LinePacker {
     batch: Batch,
     private readonly schemas: ReadonlyMap<number, SchemaLines | null>,
   ) {
-    this.head = partitionHead(batch.topic, batch.partition);
+    this.head = partitionHead(batch.partition);
     // Decoded text is about twice the binary values plus the field names; a line that does not fit grows the buffer.
     let total = 0;
     for (const m of batch.messages) {

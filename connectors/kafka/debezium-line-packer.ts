@@ -33,7 +33,7 @@ class DebeziumLinePacker implements LinePacker {
   private readonly shapes: Float64Array;
 
   constructor(batch: Batch) {
-    this.head = partitionHead(batch.topic, batch.partition);
+    this.head = partitionHead(batch.partition);
     let total = 0;
     for (const m of batch.messages) total += stagedLineBound(this.head, m.key?.length ?? 0, (m.value?.length ?? 0) + 64);
     this.out = new LineWriter(total);

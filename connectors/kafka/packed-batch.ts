@@ -150,7 +150,7 @@ class JsonLinePacker implements LinePacker {
   constructor(batch: Batch) {
     const count = batch.messages.length;
     this.shapes = new Float64Array(count);
-    this.head = partitionHead(batch.topic, batch.partition);
+    this.head = partitionHead(batch.partition);
     let total = 0;
     for (const m of batch.messages) total += stagedLineBound(this.head, m.key?.length ?? 0, m.value?.length ?? 0);
     this.out = new LineWriter(total);

@@ -69,7 +69,7 @@ function fetched(withLines: boolean, packing: Batch = batch) {
   return { raws, decoded: decodeRecords(debeziumEnvelopeDecoder(new JsonDecoder({ alwaysParse: true })), raws) };
 }
 
-const text = (records: readonly JsonRecord[]): string => Buffer.concat(stagedLines(records, true).chunks).toString('utf8');
+const text = (records: readonly JsonRecord[]): string => Buffer.concat(stagedLines(records).chunks).toString('utf8');
 
 describe('Debezium JSON envelopes staged in the worker', () => {
   it('carry the shapes of their lines: the same for envelopes that differ in scalars only, another for another op or row structure', () => {

@@ -82,8 +82,8 @@ describe('staged lines written while packing', () => {
     expect(fetched.map((r) => r.stagedLine !== undefined)).toEqual([true, true, true, false, true, true]);
     // The same records without their lines: the engine writes each line itself.
     const bare = fetched.map((r) => decodedRecord(r, r.value));
-    const fromWorker = stagedLines(fetched, true);
-    const fromEngine = stagedLines(bare, true);
+    const fromWorker = stagedLines(fetched);
+    const fromEngine = stagedLines(bare);
     expect(Buffer.concat(fromWorker.chunks).toString('utf8').split('\n').map((line) => (line === '' ? line : JSON.parse(line.replace(/"big":\d+/, '"big":0'))))).toEqual(
       Buffer.concat(fromEngine.chunks).toString('utf8').split('\n').map((line) => (line === '' ? line : JSON.parse(line.replace(/"big":\d+/, '"big":0')))),
     );

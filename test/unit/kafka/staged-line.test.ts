@@ -15,9 +15,15 @@ describe('the staged line of a Kafka record', () => {
   });
 
   it('starts every line of a partition with its head, and keeps the value as fetched', () => {
-    const head = partitionHead('shop.orders "eu"', 4);
+    const head = partitionHead(4);
     const line = written((out) => writeStagedLine(out, head, { offset: '9007199254740993', timestampMs: 1_765_000_000_007, key: Buffer.from('k-1'), headers: [], json: Buffer.from(' {"id": 1, "note": "é"}') }));
-    expect(line).toBe('{"_kafka_topic":"shop.orders \\"eu\\"","_kafka_partition":4,"_kafka_offset":9007199254740993,"_kafka_timestamp":1765000000007,"_kafka_key":"k-1","_kafka_headers":[] ,"id": 1, "note": "é"}\n');
-    expect(JSON.parse(line)).toMatchObject({ _kafka_topic: 'shop.orders "eu"', _kafka_partition: 4, _kafka_key: 'k-1', id: 1, note: 'é' });
+    expect(line).toBe('{"_kafka_partition":4,"_kafka_offset":9007199254740993,"_kafka_timestamp":1765000000007,"_kafka_key":"k-1" ,"id": 1, "note": "é"}\n');
+    expect(JSON.parse(line)).toMatchObject({ _kafka_partition: 4, _kafka_key: 'k-1', id: 1, note: 'é' });
+  });
+
+  it('writes the headers only of a record that has some', () => {
+    const head = partitionHead(0);
+    const line = written((out) => writeStagedLine(out, head, { offset: '7', timestampMs: 1, key: null, headers: [{ key: 'trace', value: Buffer.from('é') }, { key: 'gone', value: null }], json: Buffer.from('{}') }));
+    expect(JSON.parse(line)).toEqual({ _kafka_partition: 0, _kafka_offset: 7, _kafka_timestamp: 1, _kafka_key: null, _kafka_headers: [{ key: 'trace', value: 'é' }, { key: 'gone', value: null }] });
   });
 });

@@ -1,14 +1,15 @@
 /**
- * Stages a micro-batch of JSON records in DuckDB: one newline-delimited JSON file read by
- * DuckDB's own JSON reader into a table, never row-by-row inserts. @duckdb/node-api has no Arrow
+ * Stages a micro-batch of JSON records in DuckDB: newline-delimited JSON files read by DuckDB's
+ * own JSON reader into a table, never row-by-row inserts. @duckdb/node-api has no Arrow
  * ingestion and the arrow extension is not built in; its columnar way in, the appender's
  * appendDataChunk, needs every column's type before the batch is read (nested JSON included).
  * Each row carries the value's fields plus the record's coordinates in the reserved columns
- * below (the line format is connectors/kafka/staged-line.ts). A record whose value is checked
- * JSON or Avro usually comes with its line written by the Kafka consumer's worker, and runs of
- * them are copied whole; other checked values are written as their fetched bytes behind the
- * coordinates, and the rest (Debezium rows, JSON that needed parsing, Avro values the worker
- * left to the decoder) serialised with JSON.stringify.
+ * below (the line format is connectors/kafka/staged-line.ts). Each topic's lines go to a file of
+ * their own, which names the topic: the lines do not. A record whose value is checked JSON or
+ * Avro usually comes with its line written by the Kafka consumer's worker, and runs of them are
+ * copied whole; other checked values are written as their fetched bytes behind the coordinates,
+ * and the rest (Debezium rows, JSON that needed parsing, Avro values the worker left to the
+ * decoder) serialised with JSON.stringify.
  * With known column types the reader casts to them; otherwise it detects types over the whole
  * batch.
  */
@@ -22,8 +23,8 @@ export type JsonRecord = SourceRecord<Record<string, unknown>>;
 
 /** Columns every staged row has besides the value's fields. */
 export const RECORD_COLUMNS = RECORD_COORDINATE_FIELDS;
-const RECORD_COLUMN_TYPES: Readonly<Record<(typeof RECORD_COLUMNS)[number], string>> = {
-  _kafka_topic: 'VARCHAR',
+/** The coordinates a line holds (all but the topic), as the reader takes them. */
+const LINE_COLUMN_TYPES: Readonly<Record<Exclude<(typeof RECORD_COLUMNS)[number], '_kafka_topic'>, string>> = {
   _kafka_partition: 'INTEGER',
   _kafka_offset: 'BIGINT',
   _kafka_timestamp: 'BIGINT',
@@ -44,11 +45,9 @@ export interface StagingRequest {
    * whole batch (one more pass over the file; for a batch that brings new fields).
    */
   readonly readOtherFields?: boolean;
-  /** Stage the record headers too, as `_kafka_headers` (a list of {key, value} in record order; pipelines select it). */
-  readonly withHeaders?: boolean;
 }
 
-/** The column the headers land in when staged, and its type (Spark's Kafka source gives the same shape). */
+/** The column the record headers land in, a list of {key, value} in record order, and its type (Spark's Kafka source gives the same shape). */
 export const HEADERS_COLUMN = RECORD_HEADERS_FIELD;
 const HEADERS_TYPE = 'STRUCT(key VARCHAR, value VARCHAR)[]';
 
@@ -58,8 +57,8 @@ export function reservedFieldOf(value: Record<string, unknown>): string | undefi
   return undefined;
 }
 
-export function stagedLine(record: JsonRecord, withHeaders = false): string {
-  const head = lineHead(record) + (withHeaders ? headersField(record.headers) : '');
+export function stagedLine(record: JsonRecord): string {
+  const head = lineHead(record) + (record.headers.length > 0 ? headersField(record.headers) : '');
   if (record.json !== undefined) {
     const body = record.json.subarray(record.json.indexOf(OPEN_BRACE) + 1).toString('utf8');
     return /^[ \t]*\}/.test(body) ? `${head}${body}` : `${head},${body}`;
@@ -68,9 +67,9 @@ export function stagedLine(record: JsonRecord, withHeaders = false): string {
   return value.length <= 2 ? `${head}}` : `${head},${value.slice(1)}`;
 }
 
-/** `{"_kafka_topic":…,"_kafka_key":…` without the closing brace. */
+/** `{"_kafka_partition":…,"_kafka_key":…` without the closing brace. */
 function lineHead(record: JsonRecord): string {
-  return `{"_kafka_topic":${JSON.stringify(record.topic)},"_kafka_partition":${record.partition},"_kafka_offset":${record.offset},"_kafka_timestamp":${record.timestampMs},"_kafka_key":${quotedKey(record.key)}`;
+  return `{"_kafka_partition":${record.partition},"_kafka_offset":${record.offset},"_kafka_timestamp":${record.timestampMs},"_kafka_key":${quotedKey(record.key)}`;
 }
 
 /** The key as a JSON string; printable ASCII without quotes or backslashes needs no escaping. */
@@ -89,12 +88,12 @@ export interface StagedLines {
 }
 
 /**
- * All lines of a batch. With headers, the lines the source wrote already
+ * The lines of records (of one topic). The lines the source wrote already
  * (`SourceRecord.stagedLine`) are taken in runs as they lie; other checked JSON values are copied
  * as bytes behind their coordinates (staged-line.ts); the rest are serialised.
  */
-export function stagedLines(records: readonly JsonRecord[], withHeaders = false): StagedLines {
-  const partitionHeads = new Map<string, Buffer>();
+export function stagedLines(records: readonly JsonRecord[]): StagedLines {
+  const partitionHeads = new Map<number, Buffer>();
   const chunks: Uint8Array[] = [];
   let out: LineWriter | undefined;
   let written = 0;
@@ -113,7 +112,7 @@ export function stagedLines(records: readonly JsonRecord[], withHeaders = false)
     written = out.size;
   };
   for (const record of records) {
-    const line = withHeaders ? record.stagedLine : undefined;
+    const line = record.stagedLine;
     if (line !== undefined) {
       longestLine = Math.max(longestLine, line.end - line.start - 1);
       if (line.bytes === run && line.start === runEnd) runEnd = line.end;
@@ -130,13 +129,12 @@ export function stagedLines(records: readonly JsonRecord[], withHeaders = false)
     out ??= new LineWriter(records.reduce((sum, r) => sum + (r.stagedLine === undefined ? (r.byteLength ?? 256) + 160 : 0), 0));
     const lineStart = out.size;
     const json = record.json;
-    if (json !== undefined && withHeaders) {
-      const headKey = `${record.partition}\u0000${record.topic}`;
-      let head = partitionHeads.get(headKey);
-      if (head === undefined) partitionHeads.set(headKey, (head = partitionHead(record.topic, record.partition)));
+    if (json !== undefined) {
+      let head = partitionHeads.get(record.partition);
+      if (head === undefined) partitionHeads.set(record.partition, (head = partitionHead(record.partition)));
       writeStagedLine(out, head, { offset: record.offset.toString(), timestampMs: record.timestampMs, key: record.key, headers: record.headers, json });
     } else {
-      out.text(stagedLine(record, withHeaders));
+      out.text(stagedLine(record));
       out.byte(NEWLINE);
     }
     longestLine = Math.max(longestLine, out.size - lineStart - 1);
@@ -151,41 +149,82 @@ const NEWLINE = 0x0a;
 /**
  * The coordinates with their own types whatever the reader detects (a batch whose partitions are
  * all small numbers reads them as BIGINT): a table's column types never depend on its first batch.
+ * A record without headers has none in its line: an empty list.
  */
 const COORDINATE_CASTS = [
-  'CAST(_kafka_topic AS VARCHAR) AS _kafka_topic',
   'CAST(_kafka_partition AS INTEGER) AS _kafka_partition',
   'CAST(_kafka_offset AS BIGINT) AS _kafka_offset',
   'epoch_ms(_kafka_timestamp) AS _kafka_timestamp',
   'CAST(_kafka_key AS VARCHAR) AS _kafka_key',
+  `coalesce(CAST(${HEADERS_COLUMN} AS ${HEADERS_TYPE}), []) AS ${HEADERS_COLUMN}`,
 ].join(', ');
+
+/**
+ * The first line of every batch file: it gives the reader the coordinate columns in their order,
+ * and the headers column even when no record has headers, so detected and given types alike read
+ * them. Its row, the only one without an offset, is left out.
+ */
+const COLUMNS_LINE = Buffer.from(`{"_kafka_partition":null,"_kafka_offset":null,"_kafka_timestamp":null,"_kafka_key":null,"${HEADERS_COLUMN}":[]}\n`, 'latin1');
+/** The reader's column that names each row's file, when a batch has files of more than one topic. */
+const FILE_COLUMN = '__thund_staged_file';
 
 let fileCounter = 0;
 /** DuckDB's reader allocates buffers of about the largest object size: no larger than the batch needs. */
 const MIN_OBJECT_SIZE = 1024 * 1024;
 
+interface TopicFile {
+  readonly topic: string;
+  readonly path: string;
+  readonly lines: StagedLines;
+}
+
 /**
- * Writes the batch file and creates `request.table` from DuckDB's reader of it in one statement
- * (the reader's type detection runs once; a view in between would be bound, and detect, again).
+ * Writes the batch files, one per topic, and creates `request.table` from DuckDB's reader of them
+ * in one statement (the reader's type detection runs once; a view in between would be bound, and
+ * detect, again).
  */
 export async function stageRecords(request: StagingRequest): Promise<void> {
-  const file = join(request.tempDir, `batch-${process.pid}-${++fileCounter}.ndjson`);
-  const lines = stagedLines(request.records, request.withHeaders === true);
-  await writeChunks(file, lines.chunks);
+  const files = [...recordsByTopic(request.records)].map(([topic, records]): TopicFile => ({
+    topic,
+    path: join(request.tempDir, `batch-${process.pid}-${++fileCounter}.ndjson`),
+    lines: stagedLines(records),
+  }));
   try {
-    const options = [`format = 'newline_delimited'`, `maximum_object_size = ${Math.max(MIN_OBJECT_SIZE, lines.longestLine + 1024)}`];
+    for (const file of files) await writeChunks(file.path, [COLUMNS_LINE, ...file.lines.chunks]);
+    const longestLine = Math.max(...files.map((file) => file.lines.longestLine));
+    const paths = `[${files.map((file) => quoteLiteral(file.path)).join(', ')}]`;
+    const options = [`format = 'newline_delimited'`, `maximum_object_size = ${Math.max(MIN_OBJECT_SIZE, longestLine + 1024)}`];
     let columns = request.columns;
-    if (columns !== undefined && request.readOtherFields === true) columns = await withOtherFields(request.session, file, options, columns);
-    if (columns === undefined) options.push('sample_size = -1');
-    else options.push(`columns = ${columnsStruct(request.withHeaders === true ? new Map([[HEADERS_COLUMN, HEADERS_TYPE], ...columns]) : columns)}`);
-    // A batch without any header reads the column as an untyped list: it gets the type all batches share.
-    const headers = request.withHeaders === true ? `, CAST(${HEADERS_COLUMN} AS ${HEADERS_TYPE}) AS ${HEADERS_COLUMN}` : '';
+    if (columns !== undefined && request.readOtherFields === true) columns = await withOtherFields(request.session, paths, options, columns);
+    const read = [...options, columns === undefined ? 'sample_size = -1' : `columns = ${columnsStruct(columns)}`];
+    const [only] = files;
+    let topic: string;
+    let excluded = '';
+    if (files.length === 1 && only !== undefined) topic = quoteLiteral(only.topic);
+    else {
+      read.push(`filename = ${quoteLiteral(FILE_COLUMN)}`);
+      topic = `CASE ${FILE_COLUMN} ${files.map((file) => `WHEN ${quoteLiteral(file.path)} THEN ${quoteLiteral(file.topic)}`).join(' ')} END`;
+      excluded = ` EXCLUDE (${FILE_COLUMN})`;
+    }
     await request.session.run(
-      `CREATE OR REPLACE TABLE ${quoteIdentifier(request.table)} AS SELECT * REPLACE (${COORDINATE_CASTS}${headers}) FROM read_json(${quoteLiteral(file)}, ${options.join(', ')})`,
+      `CREATE OR REPLACE TABLE ${quoteIdentifier(request.table)} AS
+       SELECT CAST(${topic} AS VARCHAR) AS _kafka_topic, *${excluded} REPLACE (${COORDINATE_CASTS})
+       FROM read_json(${paths}, ${read.join(', ')}) WHERE _kafka_offset IS NOT NULL`,
     );
   } finally {
-    await rm(file, { force: true });
+    await Promise.all(files.map((file) => rm(file.path, { force: true })));
   }
+}
+
+/** The records of each topic, in their order. */
+function recordsByTopic(records: readonly JsonRecord[]): Map<string, JsonRecord[]> {
+  const byTopic = new Map<string, JsonRecord[]>();
+  for (const record of records) {
+    const same = byTopic.get(record.topic);
+    if (same === undefined) byTopic.set(record.topic, [record]);
+    else same.push(record);
+  }
+  return byTopic;
 }
 
 async function writeChunks(file: string, chunks: readonly Uint8Array[]): Promise<void> {
@@ -198,8 +237,8 @@ async function writeChunks(file: string, chunks: readonly Uint8Array[]): Promise
 }
 
 /** `columns` and, after them, the other value fields of the batch file with the types DuckDB detects for them. */
-async function withOtherFields(session: DuckDbSession, file: string, options: readonly string[], columns: ReadonlyMap<string, string>): Promise<Map<string, string>> {
-  const described = (await session.queryJson(`DESCRIBE SELECT * FROM read_json(${quoteLiteral(file)}, ${[...options, 'sample_size = -1'].join(', ')})`)) as Array<{
+async function withOtherFields(session: DuckDbSession, paths: string, options: readonly string[], columns: ReadonlyMap<string, string>): Promise<Map<string, string>> {
+  const described = (await session.queryJson(`DESCRIBE SELECT * FROM read_json(${paths}, ${[...options, 'sample_size = -1'].join(', ')})`)) as Array<{
     column_name: string;
     column_type: string;
   }>;
@@ -210,7 +249,7 @@ async function withOtherFields(session: DuckDbSession, file: string, options: re
 }
 
 function columnsStruct(columns: ReadonlyMap<string, string>): string {
-  const all = new Map<string, string>(Object.entries(RECORD_COLUMN_TYPES));
+  const all = new Map<string, string>([...Object.entries(LINE_COLUMN_TYPES), [HEADERS_COLUMN, HEADERS_TYPE]]);
   for (const [name, type] of columns) if (!all.has(name)) all.set(name, type);
   return `{${[...all].map(([name, type]) => `${quoteLiteral(name)}: ${quoteLiteral(type)}`).join(', ')}}`;
 }

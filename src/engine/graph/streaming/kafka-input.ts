@@ -156,7 +156,7 @@ async function stageBatch(
   }
   // Fields the writer schemas type (Avro logical types) are read as those types; the others as DuckDB
   // detects them, which takes a pass over the batch only when it has such fields.
-  const staging = { session, records, table: relation, tempDir: context.tempDir, withHeaders: true };
+  const staging = { session, records, table: relation, tempDir: context.tempDir };
   if (valueTypes === undefined) await learned.stage(staging);
   else await stageRecords({ ...staging, columns: valueTypes, readOtherFields: hasFieldsOutside(records, valueTypes.keys()) });
   if (source.schema === undefined) return { rows: records.length, misfits: [] };

@@ -34,7 +34,7 @@ const records = (values: string[]): JsonRecord[] =>
   decodeRecords(new JsonDecoder(), values.map((v, i) => rawRecord(v, { offset: BigInt(i) }))).records as JsonRecord[];
 
 async function stage(learned: LearnedColumns, values: string[]): Promise<{ types: Record<string, string>; rows: unknown[][] }> {
-  await learned.stage({ session, records: records(values), table: 'batch', tempDir, withHeaders: true });
+  await learned.stage({ session, records: records(values), table: 'batch', tempDir });
   const described = (await session.queryJson('DESCRIBE batch')) as Array<{ column_name: string; column_type: string }>;
   const types = Object.fromEntries(described.filter((c) => !c.column_name.startsWith('_kafka_')).map((c) => [c.column_name, c.column_type]));
   const valueColumns = Object.keys(types).map((name) => `"${name}"::VARCHAR`).join(', ');
@@ -89,9 +89,9 @@ it('learns from the shapes of the batch it detected only, not of records fetched
   const decoded = decodeRecords(debeziumEnvelopeDecoder(new JsonDecoder({ alwaysParse: true })), raws).records as JsonRecord[];
   expect(decoded.every((record) => record.stagedLine !== undefined && record.shape !== undefined)).toBe(true);
   const learned = new LearnedColumns();
-  await learned.stage({ session, records: decoded.slice(0, 2), table: 'batch', tempDir, withHeaders: true });
+  await learned.stage({ session, records: decoded.slice(0, 2), table: 'batch', tempDir });
   expect(await session.queryJson('SELECT typeof(before) AS t FROM batch LIMIT 1')).toEqual([{ t: 'JSON' }]);
-  await learned.stage({ session, records: decoded.slice(2), table: 'batch', tempDir, withHeaders: true });
+  await learned.stage({ session, records: decoded.slice(2), table: 'batch', tempDir });
   expect(await session.queryJson("SELECT typeof(before) AS t, before.name AS name FROM batch")).toEqual([{ t: 'STRUCT(id BIGINT, "name" VARCHAR)', name: 'old' }]);
 });
 
