@@ -12,7 +12,7 @@
 import type avsc from 'avsc';
 import type { AvroNode } from './avro-logical-schema.js';
 import { jsonSafeValue } from './json-safe-values.js';
-import { isPlainAscii, type LineWriter } from './staged-line.js';
+import type { LineWriter } from './staged-line.js';
 
 /** Writes the record at `start` in `bytes` (to their end) as one JSON object; false when it gives up. */
 export type AvroJsonWriter = (bytes: Buffer, start: number, out: LineWriter) => boolean;
@@ -166,11 +166,13 @@ const stringWriter: FieldWriter = (at, out) => {
   if (length === undefined) return false;
   const { bytes, pos } = at;
   at.pos += length;
-  if (isPlainAscii(bytes, pos, pos + length)) {
-    out.byte(QUOTE);
-    out.range(bytes, pos, pos + length);
-    out.byte(QUOTE);
-  } else out.text(JSON.stringify(bytes.toString('utf8', pos, pos + length)));
+  const quoted = out.size;
+  out.byte(QUOTE);
+  if (out.plainText(bytes, pos, pos + length)) out.byte(QUOTE);
+  else {
+    out.rewind(quoted);
+    out.text(JSON.stringify(bytes.toString('utf8', pos, pos + length)));
+  }
   return true;
 };
 

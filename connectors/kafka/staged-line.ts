@@ -71,11 +71,15 @@ function writeLineHead(out: LineWriter, head: Uint8Array, record: Omit<LineRecor
   out.all(KEY_FIELD);
   const key = record.key;
   if (key === null) out.all(NULL_TEXT);
-  else if (isPlainAscii(key)) {
+  else {
+    const quoted = out.size;
     out.byte(QUOTE);
-    out.all(key);
-    out.byte(QUOTE);
-  } else out.text(JSON.stringify(Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('utf8')));
+    if (out.plainText(key, 0, key.length)) out.byte(QUOTE);
+    else {
+      out.rewind(quoted);
+      out.text(JSON.stringify(Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('utf8')));
+    }
+  }
   if (record.headers.length > 0) out.text(headersField(record.headers));
 }
 
@@ -88,7 +92,7 @@ export function headersField(headers: readonly RecordHeader[]): string {
 export function isPlainAscii(bytes: Uint8Array, start = 0, end = bytes.length): boolean {
   for (let i = start; i < end; i++) {
     const c = bytes[i] as number;
-    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return false;
+    if (c < 0x20 || c > 0x7e || c === QUOTE || c === BACKSLASH) return false;
   }
   return true;
 }
@@ -97,6 +101,7 @@ const TIMESTAMP_FIELD = Buffer.from(',"_kafka_timestamp":');
 const KEY_FIELD = Buffer.from(',"_kafka_key":');
 const NULL_TEXT = Buffer.from('null');
 const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 const NEWLINE = 0x0a;
@@ -174,8 +179,25 @@ export class LineWriter {
       const buffer = this.buffer;
       let at = this.length;
       for (let i = start; i < end; i++) buffer[at++] = source[i] as number;
-    } else this.buffer.set(source.subarray(start, end), this.length);
+    } else this.buffer.set(new Uint8Array(source.buffer, source.byteOffset + start, end - start), this.length);
     this.length += end - start;
+  }
+
+  /**
+   * Bytes [start, end) of `source` when they are a JSON string body as it is (isPlainAscii), checked
+   * as they are copied; otherwise nothing is appended and the answer is false.
+   */
+  plainText(source: Uint8Array, start: number, end: number): boolean {
+    this.reserve(end - start);
+    const buffer = this.buffer;
+    let at = this.length;
+    for (let i = start; i < end; i++) {
+      const c = source[i] as number;
+      if (c < 0x20 || c > 0x7e || c === QUOTE || c === BACKSLASH) return false;
+      buffer[at++] = c;
+    }
+    this.length = at;
+    return true;
   }
 
   /** A safe integer in decimal, written digit by digit (no string); below 10^9 in 32-bit integer steps. */

@@ -26,4 +26,17 @@ describe('the staged line of a Kafka record', () => {
     const line = written((out) => writeStagedLine(out, head, { offset: '7', timestampMs: 1, key: null, headers: [{ key: 'trace', value: Buffer.from('é') }, { key: 'gone', value: null }], json: Buffer.from('{}') }));
     expect(JSON.parse(line)).toEqual({ _kafka_partition: 0, _kafka_offset: 7, _kafka_timestamp: 1, _kafka_key: null, _kafka_headers: [{ key: 'trace', value: 'é' }, { key: 'gone', value: null }] });
   });
+
+  it('copies a plain key as it is and escapes any other, leaving nothing of a refused copy behind', () => {
+    const head = partitionHead(1);
+    for (const key of ['k-1', 'k"1', 'k\\1', 'k\u00011', 'ké', '', 'x'.repeat(40) + '\n']) {
+      const line = written((out) => writeStagedLine(out, head, { offset: '1', timestampMs: 2, key: Buffer.from(key), headers: [], json: Buffer.from('{"id":1}') }));
+      expect(JSON.parse(line)).toEqual({ _kafka_partition: 1, _kafka_offset: 1, _kafka_timestamp: 2, _kafka_key: key, id: 1 });
+    }
+    const out = new LineWriter(4);
+    out.byte(0x41);
+    expect(out.plainText(Buffer.from('abc"def'), 0, 7)).toBe(false);
+    expect(out.plainText(Buffer.from('abc"def'), 4, 7)).toBe(true);
+    expect(out.done().toString()).toBe('Adef');
+  });
 });
