@@ -165,8 +165,6 @@ const COORDINATE_CASTS = [
  * them. Its row, the only one without an offset, is left out.
  */
 const COLUMNS_LINE = Buffer.from(`{"_kafka_partition":null,"_kafka_offset":null,"_kafka_timestamp":null,"_kafka_key":null,"${HEADERS_COLUMN}":[]}\n`, 'latin1');
-/** The reader's column that names each row's file, when a batch has files of more than one topic. */
-const FILE_COLUMN = '__thund_staged_file';
 
 let fileCounter = 0;
 /** DuckDB's reader allocates buffers of about the largest object size: no larger than the batch needs. */
@@ -202,9 +200,10 @@ export async function stageRecords(request: StagingRequest): Promise<void> {
     let excluded = '';
     if (files.length === 1 && only !== undefined) topic = quoteLiteral(only.topic);
     else {
-      read.push(`filename = ${quoteLiteral(FILE_COLUMN)}`);
-      topic = `CASE ${FILE_COLUMN} ${files.map((file) => `WHEN ${quoteLiteral(file.path)} THEN ${quoteLiteral(file.topic)}`).join(' ')} END`;
-      excluded = ` EXCLUDE (${FILE_COLUMN})`;
+      // The reader's column naming each row's file takes the topic column's name, which no staged value has (reservedFieldOf).
+      read.push(`filename = '_kafka_topic'`);
+      topic = `CASE _kafka_topic ${files.map((file) => `WHEN ${quoteLiteral(file.path)} THEN ${quoteLiteral(file.topic)}`).join(' ')} END`;
+      excluded = ' EXCLUDE (_kafka_topic)';
     }
     await request.session.run(
       `CREATE OR REPLACE TABLE ${quoteIdentifier(request.table)} AS
