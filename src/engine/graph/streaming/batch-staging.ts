@@ -15,7 +15,7 @@
  */
 import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { headersField, isPlainAscii, LineWriter, partitionHead, writeStagedLine } from '../../../../connectors/kafka/staged-line.js';
+import { LineWriter, partitionHead, writeStagedLine, writeValueLine } from '../../../../connectors/kafka/staged-line.js';
 import { RECORD_COORDINATE_FIELDS, RECORD_HEADERS_FIELD, type SourceRecord } from '../../../../connectors/streaming-source.js';
 import { quoteIdentifier, quoteLiteral, type DuckDbSession } from '../../../duckdb/session.js';
 
@@ -57,28 +57,27 @@ export function reservedFieldOf(value: Record<string, unknown>): string | undefi
   return undefined;
 }
 
+/** The record's staged line without its newline, as stagedLines writes it. */
 export function stagedLine(record: JsonRecord): string {
-  const head = lineHead(record) + (record.headers.length > 0 ? headersField(record.headers) : '');
-  if (record.json !== undefined) {
-    const body = record.json.subarray(record.json.indexOf(OPEN_BRACE) + 1).toString('utf8');
-    return /^[ \t]*\}/.test(body) ? `${head}${body}` : `${head},${body}`;
-  }
-  const value = JSON.stringify(record.value);
-  return value.length <= 2 ? `${head}}` : `${head},${value.slice(1)}`;
+  const out = new LineWriter((record.byteLength ?? 256) + 160);
+  writeLine(out, partitionHead(record.partition), record);
+  return out.done().toString('utf8', 0, out.size - 1);
 }
 
-/** `{"_kafka_partition":…,"_kafka_key":…` without the closing brace. */
-function lineHead(record: JsonRecord): string {
-  return `{"_kafka_partition":${record.partition},"_kafka_offset":${record.offset},"_kafka_timestamp":${record.timestampMs},"_kafka_key":${quotedKey(record.key)}`;
+/**
+ * Appends the record's line and newline (staged-line.ts, one writer for the worker's lines and
+ * these): a checked JSON value as its fetched bytes, any other value serialised.
+ */
+function writeLine(out: LineWriter, head: Uint8Array, record: JsonRecord): void {
+  const line = { offset: record.offset.toString(), timestampMs: record.timestampMs, key: record.key, headers: record.headers };
+  if (record.json !== undefined) writeStagedLine(out, head, { ...line, json: record.json });
+  else
+    writeValueLine(out, head, line, (value) => {
+      value.text(JSON.stringify(record.value));
+      return true;
+    });
 }
 
-/** The key as a JSON string; printable ASCII without quotes or backslashes needs no escaping. */
-function quotedKey(key: Buffer | null): string {
-  if (key === null) return 'null';
-  return isPlainAscii(key) ? `"${key.toString('latin1')}"` : JSON.stringify(key.toString('utf8'));
-}
-
-const OPEN_BRACE = 0x7b;
 
 export interface StagedLines {
   /** The file's bytes in order: runs of the source's lines as they lie (no copy), and the lines written here. */
@@ -128,15 +127,9 @@ export function stagedLines(records: readonly JsonRecord[]): StagedLines {
     flushRun();
     out ??= new LineWriter(records.reduce((sum, r) => sum + (r.stagedLine === undefined ? (r.byteLength ?? 256) + 160 : 0), 0));
     const lineStart = out.size;
-    const json = record.json;
-    if (json !== undefined) {
-      let head = partitionHeads.get(record.partition);
-      if (head === undefined) partitionHeads.set(record.partition, (head = partitionHead(record.partition)));
-      writeStagedLine(out, head, { offset: record.offset.toString(), timestampMs: record.timestampMs, key: record.key, headers: record.headers, json });
-    } else {
-      out.text(stagedLine(record));
-      out.byte(NEWLINE);
-    }
+    let head = partitionHeads.get(record.partition);
+    if (head === undefined) partitionHeads.set(record.partition, (head = partitionHead(record.partition)));
+    writeLine(out, head, record);
     longestLine = Math.max(longestLine, out.size - lineStart - 1);
   }
   flushWritten();
@@ -144,7 +137,6 @@ export function stagedLines(records: readonly JsonRecord[]): StagedLines {
   return { chunks, longestLine };
 }
 
-const NEWLINE = 0x0a;
 
 /**
  * The coordinates with their own types whatever the reader detects (a batch whose partitions are
