@@ -47,3 +47,33 @@ it('sorts the rows by file_path bytes, then pos', async () => {
   expect(written).toHaveLength(paths.length * 4);
   expect(written).toEqual(sorted);
 });
+
+it("writes each group's own rows, with its paths as the file_path bounds whatever their length", async () => {
+  const base = toFileUri(join(work, 'data'));
+  const long = (name: string): string => `${base}/${'p'.repeat(300)}/${name}.parquet`;
+  const first = [long('b'), long('a')];
+  const second = [long('c')];
+  const rows = [...first, ...second, long('elsewhere')].flatMap((path) => [3, 1].map((pos) => `(${quoteLiteral(path)}, ${pos})`));
+  await session.run(`CREATE TABLE positions AS SELECT * FROM (VALUES ${rows.join(', ')}) v(file_path, pos)`);
+  const files = await writePositionDeletes({
+    session,
+    positions: 'positions',
+    groups: [
+      { specId: 0, partition: new Map(), dataFilePaths: first },
+      { specId: 0, partition: new Map(), dataFilePaths: second },
+    ],
+    dataLocation: base,
+    io,
+    properties: {},
+    writerName: 'test',
+  });
+  const text = (bytes: Uint8Array | undefined): string => Buffer.from(bytes ?? new Uint8Array()).toString('utf8');
+  const [one, two] = files;
+  expect(files).toHaveLength(2);
+  expect([one!.recordCount, two!.recordCount]).toEqual([4n, 2n]);
+  expect([text(one!.lowerBounds?.get(2147483546)), text(one!.upperBounds?.get(2147483546))]).toEqual([long('a'), long('b')]);
+  expect([text(two!.lowerBounds?.get(2147483546)), text(two!.upperBounds?.get(2147483546))]).toEqual([long('c'), long('c')]);
+  expect(two!.referencedDataFile).toBe(long('c'));
+  const written = await session.queryJson(`SELECT file_path, pos::INTEGER AS pos FROM read_parquet(${quoteLiteral(io.localPathFor(one!.filePath)!)}) ORDER BY ALL`);
+  expect(written).toEqual([1, 3].map((pos) => ({ file_path: long('a'), pos })).concat([1, 3].map((pos) => ({ file_path: long('b'), pos }))));
+});
