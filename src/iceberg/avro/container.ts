@@ -58,12 +58,25 @@ const BIGINT_LONG = avsc.types.LongType.__with({
 const HEADER_META = avsc.Type.forSchema({ type: 'map', values: 'bytes' });
 const NUMBER_LONG = avsc.Type.forSchema('long');
 
+/**
+ * Types built for the schemas seen last, by their JSON text. avsc compiles a reader and a writer
+ * for every record type it builds, which cost more than reading a small manifest; a table's
+ * manifests and manifest lists share a handful of schemas, and a Type holds no per-read state.
+ */
+const recentTypes = new Map<string, avsc.Type>();
+const RECENT_TYPES = 64;
+
 /** avsc Type for a raw schema where every Avro `long` (incl. logical longs) is a JS bigint. */
-export function avroType(schema: AvroSchema): avsc.Type {
-  return avsc.Type.forSchema(schema as never, {
+export function avroType(schema: AvroSchema, schemaText = JSON.stringify(schema)): avsc.Type {
+  const known = recentTypes.get(schemaText);
+  if (known !== undefined) return known;
+  const type = avsc.Type.forSchema(schema as never, {
     wrapUnions: 'auto',
     typeHook: (s: unknown) => (s === 'long' || isLongObject(s) ? BIGINT_LONG : undefined),
   });
+  if (recentTypes.size >= RECENT_TYPES) recentTypes.delete(recentTypes.keys().next().value as string);
+  recentTypes.set(schemaText, type);
+  return type;
 }
 
 function isLongObject(s: unknown): boolean {
@@ -132,7 +145,7 @@ export function readContainer(bytes: Uint8Array, source: string): ContainerConte
   let type: avsc.Type;
   try {
     schemaJson = JSON.parse(schemaText) as AvroSchema;
-    type = avroType(schemaJson);
+    type = avroType(schemaJson, schemaText);
   } catch (cause) {
     throw fail(`Unreadable avro.schema (${(cause as Error).message})`, cause);
   }

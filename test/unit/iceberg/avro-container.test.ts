@@ -34,6 +34,16 @@ describe('Avro object container', () => {
     });
   }
 
+  it('reads containers of schemas that differ only in a field after one it built a type for', () => {
+    const widened: AvroSchema = { ...SCHEMA, fields: [...(SCHEMA.fields as object[]), { name: 'note', type: ['null', 'string'], default: null, 'field-id': 5 }] };
+    const first = readContainer(writeContainer({ schema: SCHEMA, metadata: {}, records }), 'a.avro');
+    const second = readContainer(writeContainer({ schema: widened, metadata: {}, records: records.map((r) => ({ ...r, note: 'n' })) }), 'b.avro');
+    const again = readContainer(writeContainer({ schema: SCHEMA, metadata: {}, records }), 'c.avro');
+    expect(first.records.map((r) => ({ ...(r as object) }))).toEqual(records);
+    expect(second.records.map((r) => ({ ...(r as object) }))).toEqual(records.map((r) => ({ ...r, note: 'n' })));
+    expect(again.records.map((r) => ({ ...(r as object) }))).toEqual(records);
+  });
+
   it('keeps field-id, element-id and adjust-to-utc in the header schema (read independently)', () => {
     const bytes = writeContainer({ schema: SCHEMA, metadata: { k: 'v' }, records });
     const { metadata } = parseHeader(bytes);
