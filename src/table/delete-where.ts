@@ -38,6 +38,7 @@ export async function deleteWhere(target: RowOperationTarget, predicateSql: stri
       matchedTable: matched,
       mode,
       writerName: `delete where ${predicateSql}`,
+      liveRowsAtLeast: rows.liveRowsAtLeast,
     });
     const addedRows = changes.addedDataFiles.reduce((sum, file) => sum + file.recordCount, 0n);
     const outcome = { attempts: 0, mode, addedRows, ...changes };

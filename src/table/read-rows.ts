@@ -40,6 +40,13 @@ const POS_FIELD_ID = 2147483545;
 export interface LiveRows {
   /** A SELECT of the schema's columns (and FILE_COLUMN, POS_COLUMN with `positions`). */
   readonly sql: string;
+  /**
+   * At least how many live rows each task's data file has, by its path, for the files without
+   * equality deletes: its record count less every position below it that its staged deletes
+   * hold, a position staged twice (by two delete files) counted twice. Counted from what the scan
+   * staged, without reading a data file; exact when no position repeats.
+   */
+  liveRowsAtLeast(): Promise<ReadonlyMap<string, bigint>>;
   /** Drops the scan's temp table (deletion vector positions) and removes the downloaded copies. */
   release(): Promise<void>;
 }
@@ -74,7 +81,7 @@ export async function openLiveRows(request: LiveRowsRequest): Promise<LiveRows> 
     const empty = schema.fields.map((f) => `CAST(NULL AS ${icebergToDuckDbType(f.type)}) AS ${quoteIdentifier(f.name)}`);
     if (request.positions === true) empty.push(`CAST(NULL AS VARCHAR) AS ${FILE_COLUMN}`, `CAST(NULL AS BIGINT) AS ${POS_COLUMN}`);
     if (request.lineage === true) empty.push(`CAST(NULL AS BIGINT) AS ${ROW_ID_COLUMN}`, `CAST(NULL AS BIGINT) AS ${LAST_UPDATED_COLUMN}`);
-    return { sql: `SELECT ${empty.join(', ')} WHERE false`, release: async () => {} };
+    return { sql: `SELECT ${empty.join(', ')} WHERE false`, liveRowsAtLeast: async () => new Map(), release: async () => {} };
   }
   const staging = new TableFileStaging(request.io, schema.fields.some((field) => holdsKind(field.type, 'timestamptz_ns')));
   const tempTables: string[] = [];
@@ -96,7 +103,7 @@ export async function openLiveRows(request: LiveRowsRequest): Promise<LiveRows> 
     const parts = tasks.map((task, i) =>
       fileRows(request, task, { local: dataLocal[i]!, byName: byName.get(dataLocal[i]!), localOfDelete, vector: vectors.get(i) }),
     );
-    return { sql: parts.join(' UNION ALL '), release };
+    return { sql: parts.join(' UNION ALL '), liveRowsAtLeast: () => liveRowsAtLeast(request.session, tasks, vectors), release };
   } catch (error) {
     await release();
     throw error;
@@ -308,6 +315,27 @@ async function stagePositionDeletes(
       `JOIN ${pairsTable} p ON p.local = x.filename AND p.data_path = x.file_path ORDER BY p.file_index, x.pos`,
   );
   for (const index of withPositions) staged.set(index, { table, index });
+}
+
+async function liveRowsAtLeast(session: DuckDbSession, tasks: readonly ScanTask[], staged: ReadonlyMap<number, StagedVector>): Promise<Map<string, bigint>> {
+  const deleted = new Map<number, bigint>();
+  const tables = new Map<string, number[]>();
+  for (const [index, { table }] of staged) tables.set(table, [...(tables.get(table) ?? []), index]);
+  for (const [table, indexes] of tables) {
+    // A position at or past the file's record count deletes nothing.
+    const sizes = indexes.map((index) => `(${index}, ${tasks[index]!.data.file.recordCount})`).join(', ');
+    const rows = (await session.queryJson(
+      `SELECT t.file_index, count(*)::VARCHAR AS n FROM ${table} t JOIN (VALUES ${sizes}) v(file_index, records) ON v.file_index = t.file_index ` +
+        `WHERE t.pos >= 0 AND t.pos < v.records GROUP BY t.file_index`,
+    )) as { file_index: number; n: string }[];
+    for (const row of rows) deleted.set(row.file_index, BigInt(row.n));
+  }
+  const counts = new Map<string, bigint>();
+  tasks.forEach((task, index) => {
+    if (task.deletes.some((d) => d.file.content === DataFileContent.EqualityDeletes)) return;
+    counts.set(task.data.file.filePath, task.data.file.recordCount - (deleted.get(index) ?? 0n));
+  });
+  return counts;
 }
 
 /** Appends (file, pos) rows a chunk at a time: one native call per 2048 positions, not per row. */

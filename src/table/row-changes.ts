@@ -47,6 +47,11 @@ export interface MatchedChangesRequest {
   readonly matchedTable: string;
   readonly mode: RowLevelMode;
   readonly writerName: string;
+  /**
+   * A lower bound of each data file's live rows from the scan the matches came from
+   * (LiveRows.liveRowsAtLeast): a file with fewer matches is not matched whole, without a count.
+   */
+  readonly liveRowsAtLeast?: () => Promise<ReadonlyMap<string, bigint>>;
 }
 
 /** The table's write mode for an operation (`write.delete.mode`, `write.update.mode`, …). */
@@ -116,9 +121,10 @@ export async function changesForMatches(request: MatchedChangesRequest): Promise
 /**
  * The data files whose every live row matched. Without deletes, live rows are the record count;
  * a file with position deletes or a deletion vector is counted only when its matches could cover
- * all its live rows (record count minus every position its delete files hold is a lower bound of
- * its live rows). A file with equality deletes is always counted: one delete row can delete any
- * number of its rows, so their record counts bound nothing.
+ * all its live rows: its record count minus the rows of its delete files (which may hold other
+ * files' positions too), then minus the positions the scan staged for it, bound its live rows from
+ * below. A file with equality deletes is always counted: one delete row can delete any number of
+ * its rows, so their record counts bound nothing.
  */
 async function fullyMatched(request: MatchedChangesRequest, tasks: readonly ScanTask[], matchedByFile: ReadonlyMap<string, bigint>): Promise<Set<string>> {
   const whole = new Set<string>();
@@ -135,7 +141,12 @@ async function fullyMatched(request: MatchedChangesRequest, tasks: readonly Scan
     else if (deletedAtMost > 0n && matched >= recordCount - deletedAtMost) toCount.push(task);
   }
   if (toCount.length > 0) {
-    for (const [path, live] of await countLiveRows(request, toCount)) if (matchedByFile.get(path) === live) whole.add(path);
+    const atLeast = (await request.liveRowsAtLeast?.()) ?? new Map<string, bigint>();
+    const open = toCount.filter((task) => {
+      const least = atLeast.get(task.data.file.filePath);
+      return least === undefined || (matchedByFile.get(task.data.file.filePath) ?? 0n) >= least;
+    });
+    if (open.length > 0) for (const [path, live] of await countLiveRows(request, open)) if (matchedByFile.get(path) === live) whole.add(path);
   }
   return whole;
 }

@@ -51,5 +51,5 @@ export async function openTableRows(request: TableRowsRequest): Promise<TableRow
     ...(nameMapping === undefined ? {} : { nameMapping }),
   });
   const sql = request.where === undefined ? rows.sql : `SELECT * FROM (${rows.sql}) WHERE (${request.where})`;
-  return { sql, release: rows.release, plan };
+  return { sql, liveRowsAtLeast: rows.liveRowsAtLeast, release: rows.release, plan };
 }

@@ -113,7 +113,7 @@ export async function upsert(target: RowOperationTarget, request: UpsertRequest)
     const plan = filter === undefined ? { tasks: [] } : await planScan(io, metadata, { filter });
     rows = await openLiveRows({ session, io, schema, tasks: plan.tasks, positions: true });
     await session.run(`CREATE TEMP TABLE ${matched} AS SELECT t.${FILE_COLUMN} AS file_path, t.${POS_COLUMN} AS pos FROM (${rows.sql}) t ${matchClause(keys, deleteKeys)}`);
-    const changes = await changesForMatches({ session, io, metadata, tasks: plan.tasks, matchedTable: matched, mode, writerName: operation });
+    const changes = await changesForMatches({ session, io, metadata, tasks: plan.tasks, matchedTable: matched, mode, writerName: operation, liveRowsAtLeast: rows.liveRowsAtLeast });
     let newRows: DataFile[];
     try {
       newRows = await writeData(`SELECT * FROM ${source}`, metadata);

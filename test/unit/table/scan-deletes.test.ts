@@ -207,3 +207,20 @@ describe('schema evolution', () => {
     }
   });
 });
+
+describe('a delete over earlier position deletes', () => {
+  it('removes a file whole only when its matches are all its live rows, however its deletes repeat', async () => {
+    await createTable(false);
+    const [data] = await writeRows(0, 10, 'a');
+    // Positions 0–3 are deleted, 2 and 3 twice, and 99 names no row: 6 rows live, though 4 if repeats counted.
+    await commitFiles([data!], [...(await positionDeletes(data!, [0, 1, 2, 3])), ...(await positionDeletes(data!, [2, 3, 99]))]);
+    const some = await deleteWhere({ catalog, identifier: ID, io, session }, 'id IN (4, 5, 6, 7)');
+    expect(some.deletedRows).toBe(4n);
+    expect(some.removedDataFiles).toHaveLength(0);
+    expect(await scanIds()).toEqual([8, 9]);
+    const rest = await deleteWhere({ catalog, identifier: ID, io, session }, 'id >= 8');
+    expect(rest.removedDataFiles.map((file) => file.filePath)).toEqual([data!.filePath]);
+    expect(rest.addedDeleteFiles).toHaveLength(0);
+    expect(await scanIds()).toEqual([]);
+  });
+});
