@@ -86,8 +86,8 @@ function inSpecOrder(paths: readonly string[]): string[] {
 
 /**
  * One group's rows, sorted by file_path then pos. The path is cast to an ENUM of the group's paths
- * declared in spec order, so the sort compares small integers and carries no long strings (a
- * third of the cost of sorting the text); the file holds the same UTF-8 strings. DuckDB reports
+ * declared in spec order, so the sort compares small integers and carries no long strings (about
+ * half the CPU of sorting with the text); the file holds the same UTF-8 strings. DuckDB reports
  * no min/max for an ENUM column: the bounds are the group's first and last paths, which hold every
  * path written (the callers' groups name only data files with positions, so they are exact then).
  */
