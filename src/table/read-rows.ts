@@ -320,7 +320,11 @@ async function stagePositionDeletes(
 async function liveRowsAtLeast(session: DuckDbSession, tasks: readonly ScanTask[], staged: ReadonlyMap<number, StagedVector>): Promise<Map<string, bigint>> {
   const deleted = new Map<number, bigint>();
   const tables = new Map<string, number[]>();
-  for (const [index, { table }] of staged) tables.set(table, [...(tables.get(table) ?? []), index]);
+  for (const [index, { table }] of staged) {
+    const indexes = tables.get(table) ?? [];
+    indexes.push(index);
+    tables.set(table, indexes);
+  }
   for (const [table, indexes] of tables) {
     // A position at or past the file's record count deletes nothing.
     const sizes = indexes.map((index) => `(${index}, ${tasks[index]!.data.file.recordCount})`).join(', ');

@@ -13,15 +13,18 @@ import { DataFileContent, type DataFile, type PartitionValues } from '../iceberg
 import type { FileIO } from '../iceberg/file-io.js';
 import { primitive, type Schema } from '../iceberg/types.js';
 import { duckDbMessage, quoteLiteral, type DuckDbSession } from '../duckdb/session.js';
+import { encodeSingleValue } from '../iceberg/bounds.js';
 import { dataFileMetrics } from './data-file-metrics.js';
 import { newStagingFolderPath } from './staged-files.js';
 import { writeProperties } from './write-properties.js';
+
+const FILE_PATH_FIELD_ID = 2147483546;
 
 export const POSITION_DELETE_SCHEMA: Schema = {
   schemaId: 0,
   identifierFieldIds: [],
   fields: [
-    { id: 2147483546, name: 'file_path', required: true, type: primitive('string') },
+    { id: FILE_PATH_FIELD_ID, name: 'file_path', required: true, type: primitive('string') },
     { id: 2147483545, name: 'pos', required: true, type: primitive('long') },
   ],
 };
@@ -57,18 +60,19 @@ export async function writePositionDeletes(request: PositionDeleteWriteRequest):
   const placed: DataFile[] = [];
   try {
     await mkdir(stagingDir, { recursive: true });
-    const staged: { group: PositionDeleteGroup; path: string; stats: CopyStatsRow }[] = [];
+    const staged: { group: PositionDeleteGroup; paths: string[]; path: string; stats: CopyStatsRow }[] = [];
     for (const [i, group] of request.groups.entries()) {
       const path = join(stagingDir, `${writeId}-deletes-${i}.parquet`);
-      const stats = await copyGroup(request, inSpecOrder(group.dataFilePaths), path);
-      if (stats.count !== '0') staged.push({ group, path, stats });
+      const paths = inSpecOrder(group.dataFilePaths);
+      const stats = await copyGroup(request, paths, path);
+      if (stats.count !== '0') staged.push({ group, paths, path, stats });
     }
-    for (const { group, path, stats } of staged) {
+    for (const { group, paths, path, stats } of staged) {
       const fileName = path.slice(stagingDir.length + 1);
       const location = `${request.dataLocation.replace(/\/+$/, '')}/${fileName}`;
       if (localDataDir !== undefined) await rename(path, join(localDataDir, fileName));
       else await upload(request.io, location, path);
-      placed.push(toDeleteFile(group, stats, location));
+      placed.push(toDeleteFile(group, paths, stats, location));
     }
     return placed;
   } catch (error) {
@@ -105,9 +109,7 @@ async function copyGroup(request: PositionDeleteWriteRequest, paths: readonly st
   ];
   try {
     const rows = (await request.session.queryJson(`COPY (${query}) TO ${quoteLiteral(path)} (${options.join(', ')})`)) as unknown as CopyStatsRow[];
-    const stats = rows[0];
-    if (stats === undefined || stats.count === '0') return { count: '0', file_size_bytes: '0', column_statistics: null };
-    return { ...stats, column_statistics: withPathBounds(stats.column_statistics, { min: paths[0] as string, max: paths[paths.length - 1] as string }) };
+    return rows[0] ?? { count: '0', file_size_bytes: '0', column_statistics: null };
   } catch (error) {
     throw new FlowError(`Writing position delete files for ${request.writerName} failed: ${duckDbMessage(error)}`, {
       cause: error,
@@ -116,23 +118,16 @@ async function copyGroup(request: PositionDeleteWriteRequest, paths: readonly st
   }
 }
 
-/** RETURN_STATS' column statistics (JSON rows: [{key, value: [{key, value}]}]) with file_path's min and max set. */
-function withPathBounds(statistics: unknown, bounds: { min: string; max: string }): unknown {
-  if (!Array.isArray(statistics)) return statistics;
-  return (statistics as { key: string; value: { key: string; value: unknown }[] }[]).map((column) =>
-    column.key === '"file_path"'
-      ? { key: column.key, value: [...column.value.filter((e) => e.key !== 'min' && e.key !== 'max'), { key: 'min', value: bounds.min }, { key: 'max', value: bounds.max }] }
-      : column,
-  );
-}
-
 async function upload(io: FileIO, location: string, stagedPath: string): Promise<void> {
   if (io.writeNewFromFile !== undefined) await io.writeNewFromFile(location, stagedPath);
   else await io.writeNew(location, await readFile(stagedPath));
 }
 
-function toDeleteFile(group: PositionDeleteGroup, stats: CopyStatsRow, location: string): DataFile {
+/** `paths`: the group's paths in spec order, whose first and last bound the file_path column. */
+function toDeleteFile(group: PositionDeleteGroup, paths: readonly string[], stats: CopyStatsRow, location: string): DataFile {
   const metrics = dataFileMetrics(POSITION_DELETE_SCHEMA, { defaultMode: { kind: 'full' }, columnModes: new Map() }, stats.column_statistics);
+  metrics.lowerBounds.set(FILE_PATH_FIELD_ID, encodeSingleValue(primitive('string'), paths[0]));
+  metrics.upperBounds.set(FILE_PATH_FIELD_ID, encodeSingleValue(primitive('string'), paths[paths.length - 1]));
   const only = group.dataFilePaths.length === 1 ? group.dataFilePaths[0] : undefined;
   return {
     content: DataFileContent.PositionDeletes,

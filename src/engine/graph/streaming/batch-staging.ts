@@ -78,7 +78,6 @@ function writeLine(out: LineWriter, head: Uint8Array, record: JsonRecord): void 
     });
 }
 
-
 export interface StagedLines {
   /** The file's bytes in order: runs of the source's lines as they lie (no copy), and the lines written here. */
   readonly chunks: readonly Uint8Array[];
@@ -136,7 +135,6 @@ export function stagedLines(records: readonly JsonRecord[]): StagedLines {
   flushRun();
   return { chunks, longestLine };
 }
-
 
 /**
  * The coordinates with their own types whatever the reader detects (a batch whose partitions are
