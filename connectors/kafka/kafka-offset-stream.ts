@@ -18,7 +18,7 @@ import { KafkaSource } from './kafka-source.js';
 import { KafkaSourceError } from './kafka-source-error.js';
 import type { WorkerConsumerOptions } from './kafka-worker-messages.js';
 import { kafkaJs, kafkaJsPartitionBounds, type KafkaJsClientOptions } from './kafkajs-consumer.js';
-import type { PipelineKafkaSource } from './pipeline-source-options.js';
+import { DEFAULT_READ_AHEAD_BYTES, type PipelineKafkaSource } from './pipeline-source-options.js';
 import { WorkerConsumerClient } from './worker-consumer-client.js';
 
 type JsonSourceRecord = SourceRecord<Record<string, unknown>>;
@@ -275,6 +275,11 @@ export class KafkaOffsetStream implements OffsetStream {
     const reached = wanted.map((r) => ({ topic: r.topic, partition: r.partition, nextOffset: (this.cursors.get(topicPartitionKey(r)) as Cursor).handed }));
     // While the caller lands this batch, the partitions that have more go on fetching the next one
     // into the source's buffer (bounded by bytes per partition), as serve's loop does.
+    // Without a read-ahead of its own the source fetches ahead twice what this read took: a
+    // partition resumes fetching once half its bound is free, so the next batch is fetched by the
+    // time it is asked for (a batch of large values, Debezium envelopes, is several times the
+    // default). The batch's byte bound bounds it, whatever the backlog.
+    if (this.options.settings.readAheadBytes === undefined) source.setMaxBufferedBytesPerPartition(this.perPartition(Math.max(DEFAULT_READ_AHEAD_BYTES, 2 * bytes)));
     source.resume(reached.filter((p) => p.nextOffset < (this.lastBounds.get(topicPartitionKey(p))?.high ?? 0n)));
     const { decoder } = this.options.settings;
     const valueTypes = hasColumnTypes(decoder) && records.length > 0 ? decoder.columnTypes(records.map((r) => r.raw)) : undefined;
@@ -303,6 +308,12 @@ export class KafkaOffsetStream implements OffsetStream {
     }
   }
 
+  /** Each partition's share of a read-ahead of `bytes` over all of them. */
+  private perPartition(bytes: number): number {
+    const partitions = Math.max(1, this.lastBounds.size);
+    return Math.min(MAX_READ_AHEAD_PER_PARTITION, Math.max(MIN_READ_AHEAD_PER_PARTITION, Math.floor(bytes / partitions)));
+  }
+
   private async opened(wanted: readonly PositionRange[]): Promise<KafkaSource<Record<string, unknown>>> {
     if (this.source?.failed() === true) {
       // Its client gave up (the broker was unreachable for too long). A new client reads again from
@@ -321,8 +332,7 @@ export class KafkaOffsetStream implements OffsetStream {
       ...(settings.debeziumJson === true ? { debeziumJson: true } : {}),
     };
     const client = this.options.client?.(options) ?? new WorkerConsumerClient(options);
-    const partitions = Math.max(1, this.lastBounds.size);
-    const maxBufferedBytesPerPartition = Math.min(MAX_READ_AHEAD_PER_PARTITION, Math.max(MIN_READ_AHEAD_PER_PARTITION, Math.floor(settings.readAheadBytes / partitions)));
+    const maxBufferedBytesPerPartition = this.perPartition(settings.readAheadBytes ?? DEFAULT_READ_AHEAD_BYTES);
     const source = new KafkaSource<Record<string, unknown>>({ topics: settings.topics, decoder: settings.decoder, client, maxBufferedBytesPerPartition });
     const { onAssignment, reader } = this.options;
     if (onAssignment !== undefined) {

@@ -62,7 +62,7 @@ export class KafkaSource<V> implements StreamingSource<V> {
   private wake: (() => void) | undefined;
   private closed = false;
   private counts = { records: 0, deadLetters: 0, skipped: 0 };
-  private readonly maxBufferedBytes: number;
+  private maxBufferedBytes: number;
 
   constructor(private readonly options: KafkaSourceOptions<V>) {
     this.maxBufferedBytes = options.maxBufferedBytesPerPartition ?? DEFAULT_MAX_BUFFERED_BYTES;
@@ -111,6 +111,13 @@ export class KafkaSource<V> implements StreamingSource<V> {
       state.delivered = p.nextOffset;
       this.syncPause(state);
     }
+  }
+
+  /** A new bound of each partition's fetched bytes waiting for poll: partitions it frees resume, ones it fills pause. */
+  setMaxBufferedBytesPerPartition(bytes: number): void {
+    if (bytes === this.maxBufferedBytes) return;
+    this.maxBufferedBytes = bytes;
+    for (const state of this.owned.values()) this.syncPause(state);
   }
 
   pause(partitions?: readonly TopicPartition[]): void {

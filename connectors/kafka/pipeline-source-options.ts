@@ -21,7 +21,7 @@
  *         session_timeout_ms: 30000                  # the group's session timeout (with consumer_group)
  *         client_id: orders-landing                  # the Kafka client id (default thund-<pipeline>.<flow>)
  *         debezium_op_column: _op                    # debezium formats: row images plus the op in this column
- *         read_ahead_bytes: 16777216                 # bytes fetched ahead of the batch being landed (default 16 MiB)
+ *         read_ahead_bytes: 16777216                 # bytes fetched ahead of the batch being landed (default: what the last batch took, 16 MiB at least)
  *
  * With `debezium_op_column`, a Debezium source gives each change as its row image (the `after`
  * image; the `before` image for a delete) plus that column holding the op (c, r, u, d), as
@@ -71,8 +71,11 @@ export interface PipelineKafkaSource {
   readonly consumerGroup?: string;
   readonly sessionTimeoutMs?: number;
   readonly clientId?: string;
-  /** Bytes fetched ahead of the reads, over all partitions (read_ahead_bytes; default DEFAULT_READ_AHEAD_BYTES). */
-  readonly readAheadBytes: number;
+  /**
+   * Bytes fetched ahead of the reads, over all partitions (read_ahead_bytes). Undefined: as many as
+   * the last read took, at least DEFAULT_READ_AHEAD_BYTES (kafka-offset-stream.ts).
+   */
+  readonly readAheadBytes?: number;
 }
 
 export const DEFAULT_READ_AHEAD_BYTES = 16 * 1024 * 1024;
@@ -136,7 +139,7 @@ export function pipelineKafkaSource(source: SourceDataset, env: Env = process.en
     ...(options.consumer_group === undefined ? {} : { consumerGroup: options.consumer_group }),
     ...(options.session_timeout_ms === undefined ? {} : { sessionTimeoutMs: options.session_timeout_ms }),
     ...(options.client_id === undefined ? {} : { clientId: options.client_id }),
-    readAheadBytes: options.read_ahead_bytes ?? DEFAULT_READ_AHEAD_BYTES,
+    ...(options.read_ahead_bytes === undefined ? {} : { readAheadBytes: options.read_ahead_bytes }),
   };
 }
 

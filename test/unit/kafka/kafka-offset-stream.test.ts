@@ -12,7 +12,8 @@ import { debeziumEnvelopeLines } from '../../../connectors/kafka/debezium-line-p
 import { JsonDecoder } from '../../../connectors/kafka/json-decoder.js';
 import { KafkaOffsetStream } from '../../../connectors/kafka/kafka-offset-stream.js';
 import { packBatch, unpackBatch } from '../../../connectors/kafka/packed-batch.js';
-import type { PositionRange } from '../../../connectors/streaming-source.js';
+import type { PartitionOffsets } from '../../../connectors/source.js';
+import { topicPartitionKey, type PositionRange } from '../../../connectors/streaming-source.js';
 import { FakeConsumerClient } from './fake-consumer-client.js';
 
 const P0 = { topic: 't', partition: 0 };
@@ -144,4 +145,37 @@ it('a client that gave up fails the read in progress; the next read starts a new
   } finally {
     await recovering.close();
   }
+});
+
+it('without a read_ahead_bytes of its own, fetches ahead as much as the last read took (within the per-partition bound), not just the default', async () => {
+  const mib = JSON.stringify({ s: 'x'.repeat(1024 * 1024 - 8) });
+  const bufferedAfterBigRead = async (readAheadBytes: number | undefined): Promise<boolean> => {
+    await stream.close();
+    fake = new FakeConsumerClient();
+    fake.bounds.set('t', [
+      { partition: 0, low: 0n, high: 100n },
+      { partition: 1, low: 0n, high: 100n },
+    ]);
+    const settings = { topics: ['t'], brokers: ['127.0.0.1:1'], decoder: new JsonDecoder(), checkJson: true };
+    stream = new KafkaOffsetStream({ settings: readAheadBytes === undefined ? settings : { ...settings, readAheadBytes }, reader: 'p.f', client: () => fake });
+    // 24 MiB in one read: the default read-ahead is 16 MiB over the two partitions, 8 MiB each.
+    // The bounds a round reads first (from the broker, which this test has none of).
+    const bounds = (stream as unknown as { lastBounds: Map<string, PartitionOffsets> }).lastBounds;
+    for (const tp of [P0, P1]) bounds.set(topicPartitionKey(tp), { ...tp, low: 0n, high: 100n });
+    const reading = stream.read([range(P0, 0, 24)], { ...LIMITS, maxBytes: 64 * 1024 * 1024 });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    fake.assign([P0, P1]);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    fake.deliver(P0, 0n, Array.from({ length: 24 }, () => mib));
+    const read = await reading;
+    expect(read.records).toHaveLength(24);
+    expect(fake.isPaused(P0)).toBe(false);
+    // The next 10 MiB are fetched while the batch lands: beyond 8 MiB a partition pauses.
+    fake.deliver(P0, 24n, Array.from({ length: 10 }, () => mib));
+    return !fake.isPaused(P0);
+  };
+  // Adaptive: the last read took 24 MiB, 12 MiB a partition, so the 10 MiB fit.
+  expect(await bufferedAfterBigRead(undefined)).toBe(true);
+  // A read-ahead set by the user stays as set: 16 MiB, 8 MiB a partition.
+  expect(await bufferedAfterBigRead(16 * 1024 * 1024)).toBe(false);
 });

@@ -70,7 +70,7 @@ it('passes over Spark\'s own options but refuses their security settings and unk
 });
 
 it('takes the read-ahead in bytes from read_ahead_bytes, refusing one under 1 MiB naming the option', () => {
-  expect(pipelineKafkaSource(source()).readAheadBytes).toBe(16 * 1024 * 1024);
+  expect(pipelineKafkaSource(source()).readAheadBytes).toBeUndefined();
   expect(pipelineKafkaSource(source({ options: { read_ahead_bytes: '33554432' } })).readAheadBytes).toBe(33_554_432);
   expect(() => pipelineKafkaSource(source({ options: { read_ahead_bytes: '4096' } }))).toThrow(/Kafka source "orders": option read_ahead_bytes: at least 1048576 \(1 MiB\)/);
 });
