@@ -62,6 +62,12 @@ interface CheckpointChain {
   readonly chain: readonly string[];
   readonly wholeRows: number;
   readonly changedRows: number;
+  /**
+   * Rows the changes of the batch that saved it held, when known: a next batch that changes as
+   * many would not fit within the whole state, so its checkpoint is whole without writing its
+   * changes first only to drop them.
+   */
+  readonly lastChangedRows?: number;
 }
 
 /**
@@ -171,11 +177,17 @@ export class CheckpointStore {
   async save(tableLocation: string, checkpoint: Omit<Checkpoint, 'version' | 'flow' | 'stateFiles'>, operators: readonly StatefulOperator[], on?: SavedCheckpoint): Promise<SavedCheckpoint> {
     const base = on?.chainable;
     const changes = changesOf(operators);
-    if (base !== undefined && changes !== undefined && base.chain.length < MAX_CHAIN) {
+    const fitsLikeTheLast = base === undefined || base.changedRows + (base.lastChangedRows ?? 0) <= base.wholeRows;
+    let lastChangedRows: number | undefined;
+    if (base !== undefined && changes !== undefined && base.chain.length < MAX_CHAIN && fitsLikeTheLast) {
       const saved = await this.upload(changesCheckpointLocation(checkpointFolderOf(base.chain[0] as string), ownedName()), async (local) => {
-        const changedRows = base.changedRows + (await exportChanges(this.session, changes, local));
+        lastChangedRows = await exportChanges(this.session, changes, local);
+        const changedRows = base.changedRows + lastChangedRows;
         if (changedRows > base.wholeRows) return undefined;
-        return { body: { ...checkpoint, wholeRows: base.wholeRows, changesOn: { chain: [...base.chain], changedRows } }, chain: { chain: base.chain, wholeRows: base.wholeRows, changedRows } };
+        return {
+          body: { ...checkpoint, wholeRows: base.wholeRows, changesOn: { chain: [...base.chain], changedRows } },
+          chain: { chain: base.chain, wholeRows: base.wholeRows, changedRows, lastChangedRows },
+        };
       });
       if (saved !== undefined) return saved;
     }
@@ -184,7 +196,7 @@ export class CheckpointStore {
       for (const operator of operators) wholeRows += await exportState(this.session, operator, local);
       // Without operator state (file positions only) nothing could ever build on it.
       const stateful = operators.some((operator) => operator.stateTables().length > 0);
-      return { body: { ...checkpoint, ...(stateful ? { wholeRows } : {}) }, chain: { chain: [], wholeRows, changedRows: 0 } };
+      return { body: { ...checkpoint, ...(stateful ? { wholeRows } : {}) }, chain: { chain: [], wholeRows, changedRows: 0, ...(lastChangedRows === undefined ? {} : { lastChangedRows }) } };
     });
     return whole as SavedCheckpoint;
   }
