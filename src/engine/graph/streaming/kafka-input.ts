@@ -17,7 +17,7 @@ import { quoteIdentifier, quoteLiteral } from '../../../duckdb/session.js';
 import { InvalidInputError } from '../../../errors.js';
 import type { SourceDataset } from '../../../pipeline/ir/dataset.js';
 import { formatOrigin } from '../../../pipeline/ir/origin.js';
-import { HEADERS_COLUMN, reservedFieldOf, stageRecords, type JsonRecord } from './batch-staging.js';
+import { HEADERS_COLUMN, RECORD_COLUMNS, reservedFieldOf, stageRecords, type JsonRecord } from './batch-staging.js';
 import { applyDeclaredColumns } from './declared-columns.js';
 import { LearnedColumns } from './learned-columns.js';
 import { hasFieldsOutside } from './new-fields.js';
@@ -26,6 +26,7 @@ import { flowFailureToDeadLetter } from './dead-letters.js';
 import type { FlowContext } from '../flow-context.js';
 import type { InputRound, StreamInput } from './input-round.js';
 import { nextRanges } from './kafka-ranges.js';
+import { narrowedColumns, structFieldsRead } from './struct-fields-read.js';
 
 export const DEFAULT_KAFKA_BATCH_RECORDS = 100_000;
 export const DEFAULT_KAFKA_BATCH_BYTES = 64 * 1024 * 1024;
@@ -36,7 +37,7 @@ export function kafkaInput(context: FlowContext, source: SourceDataset, connecto
   const { flow, session } = context;
   let stream: OffsetStream | undefined;
   let deadLetters: DeadLetterSink | undefined;
-  const learned = new LearnedColumns();
+  const learned = new LearnedColumns(narrowing(context, source));
   const deadLetterTable = deadLetterTableOf(context, source);
   const landDeadLetters = async (letters: readonly DeadLetterCandidate[], ranges: readonly PositionRange[]): Promise<void> => {
     deadLetters ??= new DeadLetterSink({
@@ -167,6 +168,20 @@ async function stageBatch(
     return record === undefined ? [] : [{ ...flowFailureToDeadLetter({ record, reason: `${m.reason} (source ${source.name}'s schema)` }), code: SCHEMA_MISFIT }];
   });
   return { rows: records.length - misfits.length, misfits };
+}
+
+/**
+ * The learned columns a batch is read with, narrowed to the struct fields the flow's SQL reads
+ * (struct-fields-read.ts). Not for a source with a declared schema (its columns are cast whole)
+ * or a watermark (read apart from the flow's SQL).
+ */
+function narrowing(context: FlowContext, source: SourceDataset): ((columns: ReadonlyMap<string, string>) => Promise<ReadonlyMap<string, string>>) | undefined {
+  if (source.schema !== undefined || source.watermark !== undefined) return undefined;
+  const { session, flow } = context;
+  return async (columns) => {
+    const read = await structFieldsRead(session, flow.query.text, [...columns.keys(), ...RECORD_COLUMNS, HEADERS_COLUMN]);
+    return read === undefined ? columns : narrowedColumns(session, columns, read);
+  };
 }
 
 /** Dead-letter code of a record whose value does not fit the source's declared schema. */

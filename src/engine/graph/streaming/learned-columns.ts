@@ -10,6 +10,8 @@
  * shapes before (DuckDB's union of the two types), which are learned with all those shapes.
  * Struct columns (Debezium row images) are learned too. A value that does not cast to its
  * column's type (a string that is not a date) fails the read, and the batch is detected again.
+ * A batch read with learned types may be read with the columns `narrow` gives for them (struct
+ * fields the flow never reads left out, struct-fields-read.ts); what is learned stays whole.
  */
 import { isStageableJsonObject, checkedShape } from '../../../../connectors/kafka/json-object-check.js';
 import { shapeOfValue } from '../../../../connectors/kafka/value-shape.js';
@@ -29,6 +31,9 @@ interface Learned {
 
 export class LearnedColumns {
   private learned: Learned | undefined;
+  private narrowed: { readonly of: ReadonlyMap<string, string>; readonly columns: ReadonlyMap<string, string> } | undefined;
+
+  constructor(private readonly narrow?: (columns: ReadonlyMap<string, string>) => Promise<ReadonlyMap<string, string>>) {}
 
   /** Stages `records` into `request.table`, with the learned types when the batch's shapes allow them. */
   async stage(request: Omit<StagingRequest, 'columns' | 'readOtherFields'>): Promise<void> {
@@ -36,7 +41,7 @@ export class LearnedColumns {
     const shapes = batchShapes(request.records);
     if (known !== undefined && [...shapes].every((shape) => known.shapes.has(shape))) {
       try {
-        await stageRecords({ ...request, columns: known.columns });
+        await stageRecords({ ...request, columns: await this.readColumns(known.columns) });
         return;
       } catch {
         // A value that does not cast to the learned type: the batch is detected again below.
@@ -61,6 +66,13 @@ export class LearnedColumns {
       }
     }
     this.learned = { columns: widened, shapes: known.shapes.size + shapes.size <= MAX_SHAPES ? new Set([...known.shapes, ...shapes]) : shapes };
+  }
+
+  /** The columns a read with learned types takes: `narrow`ed, once per set of learned types. */
+  private async readColumns(columns: ReadonlyMap<string, string>): Promise<ReadonlyMap<string, string>> {
+    if (this.narrow === undefined) return columns;
+    if (this.narrowed?.of !== columns) this.narrowed = { of: columns, columns: await this.narrow(columns) };
+    return this.narrowed.columns;
   }
 }
 
