@@ -31,7 +31,7 @@ export interface StreamedInput {
 export interface StreamingPlan {
   readonly sql: string;
   readonly inputs: readonly StreamedInput[];
-  /** A stateless flow whose SQL only picks columns of its stream (projection-only.ts). */
+  /** A stateless or apply-changes flow whose SQL only picks columns of its stream (projection-only.ts): its output is a view of the batch. */
   readonly projectionOnly?: boolean;
   /** Set for a stateful aggregation over the (single) streamed input. */
   readonly aggregation?: AggregationShape & { readonly watermark?: Watermark };
@@ -69,12 +69,14 @@ export async function planStreamingFlow(context: FlowContext): Promise<Streaming
   if (grouped !== undefined && (flow.kind === 'apply-changes' || flow.dependencies.aggregatesStream)) {
     throw refused(flow, `it keeps state (${flow.kind === 'apply-changes' ? 'apply_changes' : 'an aggregation'}), which one process must own, and its Kafka source ${grouped} shares partitions between processes (option consumer_group); drop the option for this source`);
   }
-  if (flow.kind === 'apply-changes') return { sql, inputs };
+  const projectionOnly = async (): Promise<boolean> => inputs.length === 1 && (await isProjectionOnly(context.session, sql));
+  // The operator reads a projection of the batch where it lies: the view costs nothing, a copy about what staging did.
+  if (flow.kind === 'apply-changes') return { sql, inputs, projectionOnly: await projectionOnly() };
   if (!flow.dependencies.aggregatesStream) {
     if (flow.outputMode !== 'append') {
       throw refused(flow, `output mode ${flow.outputMode} needs an aggregation; a flow without one appends its rows (output_mode: append)`);
     }
-    return { sql, inputs, projectionOnly: inputs.length === 1 && (await isProjectionOnly(context.session, sql)) };
+    return { sql, inputs, projectionOnly: await projectionOnly() };
   }
   const [input] = inputs;
   if (input === undefined || inputs.length > 1) throw refused(flow, 'a streaming aggregation reads exactly one STREAM() input');
