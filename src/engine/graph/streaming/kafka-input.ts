@@ -173,10 +173,10 @@ async function stageBatch(
 /**
  * The learned columns a batch is read with, narrowed to the struct fields the flow's SQL reads
  * (struct-fields-read.ts). Not for a source with a declared schema (its columns are cast whole)
- * or a watermark (read apart from the flow's SQL).
+ * or a watermark of the source or the flow (its column is read apart from the flow's SQL).
  */
 function narrowing(context: FlowContext, source: SourceDataset): ((columns: ReadonlyMap<string, string>) => Promise<ReadonlyMap<string, string>>) | undefined {
-  if (source.schema !== undefined || source.watermark !== undefined) return undefined;
+  if (source.schema !== undefined || source.watermark !== undefined || context.flow.streaming.watermark !== undefined) return undefined;
   const { session, flow } = context;
   return async (columns) => {
     const read = await structFieldsRead(session, flow.query.text, [...columns.keys(), ...RECORD_COLUMNS, HEADERS_COLUMN]);

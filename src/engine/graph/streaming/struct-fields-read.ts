@@ -70,7 +70,8 @@ export async function narrowedColumns(session: DuckDbSession, columns: ReadonlyM
   const narrowed = new Map(columns);
   for (const [name, type] of columns) {
     const wanted = read.get(name.toLowerCase());
-    if (wanted === undefined || !/^STRUCT\(/i.test(type)) continue;
+    // A struct, not a list or map of them.
+    if (wanted === undefined || !/^STRUCT\(.*\)$/is.test(type)) continue;
     const described = (await session.queryJson(`DESCRIBE SELECT unnest(NULL::${type})`)) as Array<{ column_name: string; column_type: string }>;
     const kept = described.filter((field) => wanted.has(field.column_name.toLowerCase()));
     if (kept.length === 0 || kept.length === described.length) continue;
