@@ -48,7 +48,9 @@ if [[ ! -f "$sqlite_home/.thund-installed" ]]; then
   cp -r "$repo/node_modules/better-sqlite3" "$sqlite_home"
   rm -rf "$sqlite_home/build"
   node_gyp="$(npm root -g)/npm/node_modules/node-gyp/bin/node-gyp.js"
-  (cd "$sqlite_home" && PATH="$node_bin:$PATH" "$node_bin/node" "$node_gyp" rebuild --release --jobs=2 --nodedir="$node_home") \
+  # node-gyp lets npm's config variables override its flags: under npm (npm test) a global npmrc's
+  # `nodedir` (e.g. /usr, the system Node's headers) would build for the wrong ABI.
+  (cd "$sqlite_home" && PATH="$node_bin:$PATH" npm_config_nodedir="$node_home" "$node_bin/node" "$node_gyp" rebuild --release --jobs=2 --nodedir="$node_home") \
     >"$cache/better-sqlite3.log" 2>&1 || fail "building better-sqlite3 $sqlite_version for Node $version failed" "$cache/better-sqlite3.log"
   rm -rf "$sqlite_home/build/Release/obj" "$sqlite_home/build/Release/obj.target" "$sqlite_home/build/Release/.deps"
   "$node_bin/node" -e "new (require('$repo/node_modules/better-sqlite3'))(':memory:', { nativeBinding: '$sqlite_home/build/Release/better_sqlite3.node' }).close()" \
