@@ -173,24 +173,21 @@ function matchClause(keys: readonly NestedField[], source: string): string {
   return `SEMI JOIN ${source} s ON ${on}`;
 }
 
-/** The key range of `source` (a table or parenthesised query) as a filter (undefined when it has no rows). */
+/** The key range of `source` (a table or parenthesised query) as a filter (undefined when it has no rows), in one read of it. */
 async function keyRange(session: DuckDbSession, source: string, keys: readonly KeyField[]): Promise<RowFilter | undefined> {
-  const children: RowFilter[] = [];
-  for (const key of keys) {
+  const bounded = keys.flatMap((key) => {
     const column = quoteIdentifier(key.name);
-    const canonical = (agg: string): string | undefined => canonicalSql(key.type, `${agg}(${column})`);
-    const low = canonical('min');
-    const high = canonical('max');
-    if (low === undefined || high === undefined) continue;
-    const [row] = await session.queryJson(`SELECT ${low} AS lo, ${high} AS hi, count(*)::VARCHAR AS n FROM ${source}`);
-    if (row === undefined || row['n'] === '0') return undefined;
-    children.push({ kind: 'compare', fieldId: key.id, type: key.type, op: '>=', value: fromCanonical(key.type, row['lo']) });
-    children.push({ kind: 'compare', fieldId: key.id, type: key.type, op: '<=', value: fromCanonical(key.type, row['hi']) });
-  }
-  if (children.length === 0) {
-    const [row] = await session.queryJson(`SELECT count(*)::VARCHAR AS n FROM ${source}`);
-    if (row?.['n'] === '0') return undefined;
-  }
+    const low = canonicalSql(key.type, `min(${column})`);
+    const high = canonicalSql(key.type, `max(${column})`);
+    return low === undefined || high === undefined ? [] : [{ key, low, high }];
+  });
+  const select = [...bounded.flatMap(({ low, high }, i) => [`${low} AS lo${i}`, `${high} AS hi${i}`]), 'count(*)::VARCHAR AS n'].join(', ');
+  const [row] = await session.queryJson(`SELECT ${select} FROM ${source}`);
+  if (row === undefined || row['n'] === '0') return undefined;
+  const children = bounded.flatMap(({ key }, i): RowFilter[] => [
+    { kind: 'compare', fieldId: key.id, type: key.type, op: '>=', value: fromCanonical(key.type, row[`lo${i}`]) },
+    { kind: 'compare', fieldId: key.id, type: key.type, op: '<=', value: fromCanonical(key.type, row[`hi${i}`]) },
+  ]);
   return { kind: 'and', children };
 }
 
