@@ -5,9 +5,8 @@
  */
 import { duckDbSqlParser } from '../../../duckdb/sql-parser.js';
 import type { DuckDbSession } from '../../../duckdb/session.js';
+import { isParseNode, isStreamCall } from './parse-tree.js';
 
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export async function joinsStreams(session: DuckDbSession, sql: string): Promise<boolean> {
   return joined(await duckDbSqlParser(session).serialize(sql));
@@ -15,14 +14,14 @@ export async function joinsStreams(session: DuckDbSession, sql: string): Promise
 
 function joined(value: unknown): boolean {
   if (Array.isArray(value)) return value.some(joined);
-  if (!isObject(value)) return false;
+  if (!isParseNode(value)) return false;
   if (value['type'] === 'JOIN' && readsStream(value['left']) && readsStream(value['right'])) return true;
   return Object.values(value).some(joined);
 }
 
 function readsStream(value: unknown): boolean {
   if (Array.isArray(value)) return value.some(readsStream);
-  if (!isObject(value)) return false;
-  if (value['class'] === 'FUNCTION' && String(value['function_name']).toLowerCase() === 'stream') return true;
+  if (!isParseNode(value)) return false;
+  if (isStreamCall(value)) return true;
   return Object.values(value).some(readsStream);
 }

@@ -9,9 +9,8 @@
  */
 import { duckDbSqlParser } from '../../../duckdb/sql-parser.js';
 import { quoteIdentifier, type DuckDbSession } from '../../../duckdb/session.js';
+import { isParseNode, isStreamCall } from './parse-tree.js';
 
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Per struct column read by field alone, the fields named (lower case); undefined when the query
@@ -34,9 +33,9 @@ export async function structFieldsRead(session: DuckDbSession, sql: string, colu
       for (const child of node) visit(child);
       return;
     }
-    if (!isObject(node)) return;
+    if (!isParseNode(node)) return;
     // STREAM(changes) names the input, not a column.
-    if (node['class'] === 'FUNCTION' && String(node['function_name']).toLowerCase() === 'stream') return;
+    if (isStreamCall(node)) return;
     if (node['class'] === 'STAR') {
       settled = false;
       return;
@@ -54,7 +53,7 @@ export async function structFieldsRead(session: DuckDbSession, sql: string, colu
     for (const child of Object.values(node)) visit(child);
   };
   // A query DuckDB cannot parse comes back as an error object, and fails where it runs.
-  if (!isObject(tree) || !Array.isArray(tree['statements'])) return undefined;
+  if (!isParseNode(tree) || !Array.isArray(tree['statements'])) return undefined;
   visit(tree['statements']);
   if (!settled) return undefined;
   for (const name of whole) fields.delete(name);
