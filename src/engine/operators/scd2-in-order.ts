@@ -1,18 +1,21 @@
 /**
- * The SCD2 shortcut for keys with one event in the batch, later than every sequence value the
- * history holds (of any key: the history's watermark). Such an event can only act on the key's
- * current version, so no timeline is rebuilt: an upsert with other values closes the current
- * version at its sequence value and opens its own, one with the same values is absorbed, a delete
- * closes the current version. The change rows are the ones rebuilding the key's history would
- * give (scd2.ts), without its window over every affected key; the other events are left to it.
+ * The SCD2 shortcut for keys whose events in the batch are all later than every sequence value
+ * the history holds (of any key: the history's watermark), at distinct sequence values. Such
+ * events can only act on the key's current version and on each other, in sequence order, so no
+ * timeline is rebuilt: an upsert opens a version when nothing or a delete comes before it or its
+ * values differ from the event (or current version) before it, and is absorbed otherwise; a
+ * version, the current one included, ends at the next delete or opening upsert. The change rows
+ * are the ones rebuilding the key's history would give (scd2.ts), without its union with the old
+ * versions and the history; the other events are left to it.
  *
  * Only without ignoreNullUpdates and with every data column tracked: there an event's values are
  * its own, and equal tracked values mean equal versions.
  *
- * The batch is read once into one table (`split`): every event with its key's current version and
- * whether the shortcut leaves it to the rebuild (`__other`). The taken events' change rows are
- * SELECTs over it (`inOrderChanges`), not tables of their own: each table DuckDB writes costs
- * about what computing its rows does.
+ * The batch is read once into one table (`split`): every event with its key's current version,
+ * whether the shortcut leaves it to the rebuild (`__other`), and for the others whether it opens a
+ * version (`__opens`) and where that ends (`__end`) and whether it ends the current version
+ * (`__closes_current`). The taken events' change rows are SELECTs over it (`inOrderChanges`), not
+ * tables of their own: each table DuckDB writes costs about what computing its rows does.
  */
 import { quoteIdentifier, type DuckDbSession } from '../../duckdb/session.js';
 import { END_AT, OP_COLUMN, SEQUENCE_COLUMN, START_AT, type ApplyChangesOptions } from './cdc-options.js';
@@ -77,17 +80,29 @@ export async function splitInOrderEvents(
   const current = (c: string): string => quoteIdentifier(`__current_${c}`);
   const input = quoteIdentifier(args.input);
   const split = quoteIdentifier(args.tables.split);
+  const byKey = `PARTITION BY ${identList(keys)} ORDER BY ${seq}`;
+  const differs = (other: (c: string) => string): string => data.map((c) => ` OR ${quoteIdentifier(c)} IS DISTINCT FROM ${other(c)}`).join('');
+  // An event breaks the run of versions before it when it is a delete or an opening upsert: the
+  // version open before it (the current one for the key's first break) ends at its sequence value.
+  const breaks = `(${op} = 'delete' OR __opens)`;
   await session.run(
     `CREATE OR REPLACE TEMP TABLE ${split} AS
      WITH watermark AS (${args.watermark}),
      others AS (
        SELECT ${identList(keys)} FROM ${input} GROUP BY ${identList(keys)}
-       HAVING count(*) > 1 OR min(${seq}) <= (SELECT m FROM watermark))
-     SELECT e.*, o.${quoteIdentifier(keys[0]!)} IS NOT NULL AS __other, s.${start} IS NOT NULL AS __has_current, s.${start} AS ${current(START_AT)},
-            ${data.map((c) => `s.${quoteIdentifier(c)} AS ${current(c)}`).join(', ') || 'NULL AS __no_data'},
-            s.${start} IS NOT NULL AND (e.${op} = 'delete'${data.map((c) => ` OR e.${quoteIdentifier(c)} IS DISTINCT FROM s.${quoteIdentifier(c)}`).join('')}) AS __closes_current
-     FROM ${input} e LEFT JOIN others o ON ${equalValues(keys, 'o', 'e')}
-     LEFT JOIN (SELECT * FROM ${state} WHERE ${end} IS NULL) s ON ${equalValues(keys, 's', 'e')}`,
+       HAVING min(${seq}) <= (SELECT m FROM watermark) OR count(*) > count(DISTINCT ${seq})),
+     joined AS (
+       SELECT e.*, o.${quoteIdentifier(keys[0]!)} IS NOT NULL AS __other, s.${start} IS NOT NULL AS __has_current, s.${start} AS ${current(START_AT)},
+              ${data.map((c) => `s.${quoteIdentifier(c)} AS ${current(c)}`).join(', ') || 'NULL AS __no_data'}
+       FROM ${input} e LEFT JOIN others o ON ${equalValues(keys, 'o', 'e')}
+       LEFT JOIN (SELECT * FROM ${state} WHERE ${end} IS NULL) s ON ${equalValues(keys, 's', 'e')}),
+     opening AS (
+       SELECT *, ${op} = 'upsert' AND CASE WHEN lag(${op}) OVER w IS NULL THEN NOT __has_current${differs(current)}
+                                           ELSE lag(${op}) OVER w = 'delete'${differs((c) => `lag(${quoteIdentifier(c)}) OVER w`)} END AS __opens
+       FROM joined WINDOW w AS (${byKey}))
+     SELECT *, CASE WHEN __opens THEN min(CASE WHEN ${breaks} THEN ${seq} END) OVER (w ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) END AS __end,
+            __has_current AND ${breaks} AND coalesce(sum(${breaks}::INTEGER) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) = 0 AS __closes_current
+     FROM opening WINDOW w AS (${byKey})`,
   );
   await session.run(`CREATE OR REPLACE TEMP TABLE ${quoteIdentifier(args.tables.rest)} AS SELECT ${identList([...columns, SEQUENCE_COLUMN, OP_COLUMN])} FROM ${split} WHERE __other`);
 }
@@ -104,9 +119,9 @@ export function inOrderChanges(args: { split: string; columns: readonly string[]
   return {
     deletes: `SELECT ${identList(keys)}, ${currentStart} AS ${quoteIdentifier(START_AT)} FROM ${taken} AND __closes_current`,
     inserts: `SELECT ${current}, ${currentStart} AS ${quoteIdentifier(START_AT)}, ${seq} AS ${quoteIdentifier(END_AT)} FROM ${taken} AND __closes_current
-              UNION ALL SELECT ${identList(columns)}, ${seq}, NULL FROM ${taken} AND ${op} = 'upsert' AND (__closes_current OR NOT __has_current)`,
+              UNION ALL SELECT ${identList(columns)}, ${seq}, __end FROM ${taken} AND __opens`,
     deleteEvents: `SELECT ${identList(keys)}, ${seq} FROM ${taken} AND ${op} = 'delete'`,
-    absorbedEvents: `SELECT ${identList([...keys, ...data])}, ${seq} FROM ${taken} AND ${op} = 'upsert' AND __has_current AND NOT __closes_current`,
+    absorbedEvents: `SELECT ${identList([...keys, ...data])}, ${seq} FROM ${taken} AND ${op} = 'upsert' AND NOT __opens`,
     taken: `SELECT count(*) FROM ${taken}`,
   };
 }
@@ -126,7 +141,6 @@ export async function applyInOrderChanges(session: DuckDbSession, args: { state:
   );
   await session.run(
     `INSERT INTO ${state} (${identList([...args.columns, START_AT, END_AT])})
-     SELECT ${identList(args.columns)}, ${seq}, NULL FROM ${split}
-     WHERE NOT __other AND ${quoteIdentifier(OP_COLUMN)} = 'upsert' AND (__closes_current OR NOT __has_current)`,
+     SELECT ${identList(args.columns)}, ${seq}, __end FROM ${split} WHERE NOT __other AND __opens`,
   );
 }

@@ -100,7 +100,7 @@ export async function computeScd2(
   const truncate = await countRows(session, quoteIdentifier(changes.relation), `${op} = 'truncate'`);
   if (truncate > 0) throw new InvalidInputError('Truncate events are only supported with SCD type 1', { context: { events: truncate } });
 
-  // Events later than the whole history, one per key, skip the rebuild (scd2-in-order.ts).
+  // Keys whose events all come later than the whole history skip the rebuild (scd2-in-order.ts).
   const shortcut = takesInOrderEvents(options, data, tracked) ? { split: `${prefix}__in_order`, rest: `${prefix}__rest` } : undefined;
   if (shortcut !== undefined) {
     const watermark =

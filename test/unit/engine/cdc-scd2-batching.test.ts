@@ -129,10 +129,13 @@ describe('SCD type 2 in batches equals all events at once', () => {
     }
   }, 240_000);
 
-  it('mostly in order over many keys (most keys one event per batch): 10 seeds × 1000 events × 10 batches', async () => {
+  it.each([
+    { keys: 150, seedBase: 300, shape: 'most keys one event per batch' },
+    { keys: 30, seedBase: 400, shape: 'several events per key and batch, which skip the rebuild together' },
+  ])('mostly in order over $keys keys ($shape): 10 seeds × 1000 events × 10 batches', async ({ keys, seedBase }) => {
     for (const seed of SEEDS.slice(0, 10)) {
-      const next = random(300 + seed);
-      const all = events(next, 1000, seed % 2 === 0, 150);
+      const next = random(seedBase + seed);
+      const all = events(next, 1000, seed % 2 === 0, keys);
       const once = await inOneBatch(`once_${seed}`, BASE, all);
       expect(once).toEqual(await islands(all));
       expect(await inBatches(`batched_${seed}`, BASE, inOrderBatches(next, all, 10)), `seed ${seed}`).toEqual(once);
