@@ -82,27 +82,33 @@ export async function splitInOrderEvents(
   const split = quoteIdentifier(args.tables.split);
   const byKey = `PARTITION BY ${identList(keys)} ORDER BY ${seq}`;
   const differs = (other: (c: string) => string): string => data.map((c) => ` OR ${quoteIdentifier(c)} IS DISTINCT FROM ${other(c)}`).join('');
+  const opensAfterCurrent = `${op} = 'upsert' AND (NOT __has_current${differs(current)})`;
   // An event breaks the run of versions before it when it is a delete or an opening upsert: the
   // version open before it (the current one for the key's first break) ends at its sequence value.
   const breaks = `(${op} = 'delete' OR __opens)`;
+  // A key's only event needs no window over the key's events; the rest of the taken events do.
+  // Two events of a key at one sequence value go to the rebuild, whose check rejects them.
   await session.run(
     `CREATE OR REPLACE TEMP TABLE ${split} AS
      WITH watermark AS (${args.watermark}),
-     others AS (
-       SELECT ${identList(keys)} FROM ${input} GROUP BY ${identList(keys)}
-       HAVING min(${seq}) <= (SELECT m FROM watermark) OR count(*) > count(DISTINCT ${seq})),
+     per_key AS (SELECT ${identList(keys)}, count(*) AS __events, min(${seq}) <= (SELECT m FROM watermark) AS __late FROM ${input} GROUP BY ${identList(keys)}),
      joined AS (
-       SELECT e.*, o.${quoteIdentifier(keys[0]!)} IS NOT NULL AS __other, s.${start} IS NOT NULL AS __has_current, s.${start} AS ${current(START_AT)},
+       SELECT e.*, coalesce(k.__late, FALSE) AS __other, k.__events, s.${start} IS NOT NULL AS __has_current, s.${start} AS ${current(START_AT)},
               ${data.map((c) => `s.${quoteIdentifier(c)} AS ${current(c)}`).join(', ') || 'NULL AS __no_data'}
-       FROM ${input} e LEFT JOIN others o ON ${equalValues(keys, 'o', 'e')}
+       FROM ${input} e JOIN per_key k ON ${equalValues(keys, 'k', 'e')}
        LEFT JOIN (SELECT * FROM ${state} WHERE ${end} IS NULL) s ON ${equalValues(keys, 's', 'e')}),
-     opening AS (
+     several AS (
        SELECT *, ${op} = 'upsert' AND CASE WHEN lag(${op}) OVER w IS NULL THEN NOT __has_current${differs(current)}
-                                           ELSE lag(${op}) OVER w = 'delete'${differs((c) => `lag(${quoteIdentifier(c)}) OVER w`)} END AS __opens
-       FROM joined WINDOW w AS (${byKey}))
-     SELECT *, CASE WHEN __opens THEN min(CASE WHEN ${breaks} THEN ${seq} END) OVER (w ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) END AS __end,
+                                           ELSE lag(${op}) OVER w = 'delete'${differs((c) => `lag(${quoteIdentifier(c)}) OVER w`)} END AS __opens,
+              coalesce(lag(${seq}) OVER w = ${seq} OR lead(${seq}) OVER w = ${seq}, FALSE) AS __duplicate
+       FROM joined WHERE __events > 1 AND NOT __other WINDOW w AS (${byKey}))
+     SELECT * EXCLUDE (__events), ${opensAfterCurrent} AS __opens, NULL AS __end, __has_current AND (${op} = 'delete' OR ${opensAfterCurrent}) AS __closes_current
+     FROM joined WHERE __events = 1 OR __other
+     UNION ALL BY NAME
+     SELECT * EXCLUDE (__events, __other, __duplicate), __duplicate AS __other,
+            CASE WHEN __opens THEN min(CASE WHEN ${breaks} THEN ${seq} END) OVER (w ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) END AS __end,
             __has_current AND ${breaks} AND coalesce(sum(${breaks}::INTEGER) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) = 0 AS __closes_current
-     FROM opening WINDOW w AS (${byKey})`,
+     FROM several WINDOW w AS (${byKey})`,
   );
   await session.run(`CREATE OR REPLACE TEMP TABLE ${quoteIdentifier(args.tables.rest)} AS SELECT ${identList([...columns, SEQUENCE_COLUMN, OP_COLUMN])} FROM ${split} WHERE __other`);
 }

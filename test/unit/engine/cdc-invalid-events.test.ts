@@ -48,13 +48,20 @@ describe('change events that cannot be ordered', () => {
     expect(JSON.parse(error.sampleRow)).toMatchObject({ id: 1, name: 'ann', seq: null });
   });
 
-  it('two events of one key at one sequence value are refused', async () => {
-    const op = new ApplyChanges(session, 'dup', { keys: ['id'], sequenceBy: 'seq' });
-    const error = await failure(op, [
-      ['eu', 1, 'ann', 7],
-      ['eu', 1, 'anne', 7],
-    ]);
-    expect(error.code).toBe('CDC_DUPLICATE_SEQUENCE');
-    expect(JSON.parse(error.sampleRow)).toMatchObject({ id: 1, seq: 7 });
-  });
+  for (const scdType of [1, 2] as const) {
+    it(`SCD${scdType}: two events of one key at one sequence value are refused, among other events of the key later than the state`, async () => {
+      const op = new ApplyChanges(session, `dup${scdType}`, { keys: ['id'], sequenceBy: 'seq', storedAsScdType: scdType });
+      await createTable(session, 'changes', COLUMNS, [['eu', 1, 'al', 1]]);
+      await op.processBatch('changes');
+      const error = await failure(op, [
+        ['eu', 1, 'ann', 5],
+        ['eu', 1, 'anne', 7],
+        ['eu', 1, 'annie', 7],
+        ['eu', 1, 'ana', 9],
+      ]);
+      expect(error.code).toBe('CDC_DUPLICATE_SEQUENCE');
+      expect(JSON.parse(error.sampleRow)).toMatchObject({ id: 1, seq: 7 });
+      expect(await rowsOf(session, `SELECT id, name FROM (${op.targetQuery()})`)).toEqual([[1, 'al']]);
+    });
+  }
 });
