@@ -8,7 +8,8 @@
  * {key, value}), staged like serve's batches.
  * Records that cannot be decoded, or whose value has a field named like a coordinate column, go to
  * the source's dead-letter table (exactly once: that table records its own positions) before the
- * batch's rows are committed.
+ * batch's rows are committed. Once a batch is staged, the round reads the next one's records
+ * while the engine processes it (read-ahead.ts).
  */
 import type { TableIdentifier } from '../../../../catalog/catalog.js';
 import type { OffsetStream, OffsetStreamConnector, PartitionOffsets } from '../../../../connectors/source.js';
@@ -26,6 +27,7 @@ import { flowFailureToDeadLetter } from './dead-letters.js';
 import type { FlowContext } from '../flow-context.js';
 import type { InputRound, StreamInput } from './input-round.js';
 import { nextRanges } from './kafka-ranges.js';
+import { ReadAhead } from './read-ahead.js';
 import { narrowedColumns, structFieldsRead } from './struct-fields-read.js';
 
 export const DEFAULT_KAFKA_BATCH_RECORDS = 100_000;
@@ -38,6 +40,7 @@ export function kafkaInput(context: FlowContext, source: SourceDataset, connecto
   let stream: OffsetStream | undefined;
   let deadLetters: DeadLetterSink | undefined;
   const learned = new LearnedColumns(narrowing(context, source));
+  const readAhead = new ReadAhead();
   const deadLetterTable = deadLetterTableOf(context, source);
   const landDeadLetters = async (letters: readonly DeadLetterCandidate[], ranges: readonly PositionRange[]): Promise<void> => {
     deadLetters ??= new DeadLetterSink({
@@ -55,6 +58,8 @@ export function kafkaInput(context: FlowContext, source: SourceDataset, connecto
     positionKind: 'offsets',
     async round(position, limits) {
       stream ??= await connector.open(source, `${context.graph.name}.${flow.name}`);
+      // A read started ahead in the round before ends before the bounds are read: the stream takes one call at a time.
+      await readAhead.settle();
       const bounds = await stream.bounds();
       const stored = new Map((position?.kind === 'offsets' ? position.offsets : []).map((p) => [topicPartitionKey(p), p.nextOffset]));
       const cursor = new Map<string, SourcePosition>();
@@ -73,13 +78,16 @@ export function kafkaInput(context: FlowContext, source: SourceDataset, connecto
       const left = (): SourcePosition[] => [...cursor].filter(([key, p]) => !exhausted.has(key) && p.nextOffset < (ends.get(key) ?? 0n)).map(([, p]) => p);
       // Nothing read before and nothing to read: the input gives no columns yet.
       if (position === undefined && left().length === 0) return undefined;
+      const openStream = stream;
+      const readLimits = { maxBytes: limits.maxBytes ?? DEFAULT_KAFKA_BATCH_BYTES, idleMs: IDLE_MS };
+      const batchRanges = (): PositionRange[] => nextRanges(left(), ends, topicPartitionKey, limits.maxRows ?? DEFAULT_KAFKA_BATCH_RECORDS);
       /** The batch staged last: its records, the dead letters it has so far and the ranges it covers. */
       let staged: { records: readonly JsonRecord[]; letters: DeadLetterCandidate[]; covered: PositionRange[] } | undefined;
       const round: InputRound = {
         hasMore: () => left().length > 0,
         async stageNext(relation) {
-          const ranges = nextRanges(left(), ends, topicPartitionKey, limits.maxRows ?? DEFAULT_KAFKA_BATCH_RECORDS);
-          const read = ranges.length === 0 ? { records: [], deadLetters: [], skipped: 0, reached: [] } : await (stream as OffsetStream).read(ranges, { maxBytes: limits.maxBytes ?? DEFAULT_KAFKA_BATCH_BYTES, idleMs: IDLE_MS });
+          const ranges = batchRanges();
+          const read = ranges.length === 0 ? { records: [], deadLetters: [], skipped: 0, reached: [] } : await readAhead.take(openStream, ranges, readLimits);
           const covered: PositionRange[] = [];
           for (const reached of read.reached) {
             const before = cursor.get(topicPartitionKey(reached))?.nextOffset ?? reached.nextOffset;
@@ -102,6 +110,7 @@ export function kafkaInput(context: FlowContext, source: SourceDataset, connecto
           const batch = await stageBatch(context, source, relation, records, read.valueTypes, learned);
           letters.push(...batch.misfits);
           staged = { records, letters, covered };
+          readAhead.start(openStream, batchRanges(), readLimits);
           return batch.rows;
         },
         position: () => ({ kind: 'offsets', offsets: [...cursor.values()] }),
@@ -124,6 +133,7 @@ export function kafkaInput(context: FlowContext, source: SourceDataset, connecto
       return round;
     },
     async close() {
+      await readAhead.drop();
       await stream?.close();
       stream = undefined;
     },
