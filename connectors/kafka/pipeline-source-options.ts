@@ -21,7 +21,7 @@
  *         session_timeout_ms: 30000                  # the group's session timeout (with consumer_group)
  *         client_id: orders-landing                  # the Kafka client id (default thund-<pipeline>.<flow>)
  *         debezium_op_column: _op                    # debezium formats: row images plus the op in this column
- *         read_ahead_bytes: 16777216                 # bytes fetched ahead of the batch being landed (default: twice what the last batch took, 16 MiB at least)
+ *         read_ahead_bytes: 16777216                 # bytes fetched ahead of the batch being landed (default: what the last batch took, 16 MiB at least)
  *
  * With `debezium_op_column`, a Debezium source gives each change as its row image (the `after`
  * image; the `before` image for a delete) plus that column holding the op (c, r, u, d), as
@@ -72,8 +72,8 @@ export interface PipelineKafkaSource {
   readonly sessionTimeoutMs?: number;
   readonly clientId?: string;
   /**
-   * Bytes fetched ahead of the reads, over all partitions (read_ahead_bytes). Undefined: twice what
-   * the last read took, at least DEFAULT_READ_AHEAD_BYTES (kafka-offset-stream.ts).
+   * Bytes fetched ahead of the reads, over all partitions (read_ahead_bytes). Undefined: what the last
+   * read took, at least DEFAULT_READ_AHEAD_BYTES (kafka-offset-stream.ts).
    */
   readonly readAheadBytes?: number;
 }

@@ -149,7 +149,7 @@ it('a client that gave up fails the read in progress; the next read starts a new
 
 it('without a read_ahead_bytes of its own, fetches ahead as much as the last read took (within the per-partition bound), not just the default', async () => {
   const mib = JSON.stringify({ s: 'x'.repeat(1024 * 1024 - 8) });
-  const bufferedAfterBigRead = async (readAheadBytes: number | undefined): Promise<boolean> => {
+  const bufferedAfterBigRead = async (readAheadBytes: number | undefined, nextMiB = 10): Promise<boolean> => {
     await stream.close();
     fake = new FakeConsumerClient();
     fake.bounds.set('t', [
@@ -170,12 +170,14 @@ it('without a read_ahead_bytes of its own, fetches ahead as much as the last rea
     const read = await reading;
     expect(read.records).toHaveLength(24);
     expect(fake.isPaused(P0)).toBe(false);
-    // The next 10 MiB are fetched while the batch lands: beyond 8 MiB a partition pauses.
-    fake.deliver(P0, 24n, Array.from({ length: 10 }, () => mib));
+    // The next MiBs are fetched while the batch lands: beyond the bound a partition pauses.
+    fake.deliver(P0, 24n, Array.from({ length: nextMiB }, () => mib));
     return !fake.isPaused(P0);
   };
-  // Adaptive: the last read took 24 MiB, 12 MiB a partition, so the 10 MiB fit.
+  // Adaptive: the last read took 24 MiB, 12 MiB a partition, so the 10 MiB fit; 14 do not (the
+  // engine reads the next batch ahead itself: twice the last read only added memory).
   expect(await bufferedAfterBigRead(undefined)).toBe(true);
+  expect(await bufferedAfterBigRead(undefined, 14)).toBe(false);
   // A read-ahead set by the user stays as set: 16 MiB, 8 MiB a partition.
   expect(await bufferedAfterBigRead(16 * 1024 * 1024)).toBe(false);
 });
