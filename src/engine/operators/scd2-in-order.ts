@@ -82,7 +82,8 @@ export async function splitInOrderEvents(
   const split = quoteIdentifier(args.tables.split);
   const byKey = `PARTITION BY ${identList(keys)} ORDER BY ${seq}`;
   const differs = (other: (c: string) => string): string => data.map((c) => ` OR ${quoteIdentifier(c)} IS DISTINCT FROM ${other(c)}`).join('');
-  const opensAfterCurrent = `${op} = 'upsert' AND (NOT __has_current${differs(current)})`;
+  const differsFromCurrent = `NOT __has_current${differs(current)}`;
+  const opensAfterCurrent = `${op} = 'upsert' AND (${differsFromCurrent})`;
   // An event breaks the run of versions before it when it is a delete or an opening upsert: the
   // version open before it (the current one for the key's first break) ends at its sequence value.
   const breaks = `(${op} = 'delete' OR __opens)`;
@@ -98,7 +99,7 @@ export async function splitInOrderEvents(
        FROM ${input} e JOIN per_key k ON ${equalValues(keys, 'k', 'e')}
        LEFT JOIN (SELECT * FROM ${state} WHERE ${end} IS NULL) s ON ${equalValues(keys, 's', 'e')}),
      several AS (
-       SELECT *, ${op} = 'upsert' AND CASE WHEN lag(${op}) OVER w IS NULL THEN NOT __has_current${differs(current)}
+       SELECT *, ${op} = 'upsert' AND CASE WHEN lag(${op}) OVER w IS NULL THEN ${differsFromCurrent}
                                            ELSE lag(${op}) OVER w = 'delete'${differs((c) => `lag(${quoteIdentifier(c)}) OVER w`)} END AS __opens,
               coalesce(lag(${seq}) OVER w = ${seq} OR lead(${seq}) OVER w = ${seq}, FALSE) AS __duplicate
        FROM joined WHERE __events > 1 AND NOT __other WINDOW w AS (${byKey}))

@@ -109,7 +109,7 @@ export async function computeScd2(
         : historyWatermark(state, history === undefined ? [] : [history.tombstones, history.absorbed]);
     await splitInOrderEvents(session, { state, input: changes.relation, columns: cols, keys, watermark, tables: shortcut });
   }
-  // A key with two events at one sequence value has more than one event, so the rest holds them.
+  // Two events of a key at one sequence value are both in the rest: the split leaves them to it.
   if (!changes.duplicatesChecked) await rejectDuplicateSequences(session, shortcut?.rest ?? changes.relation, options);
   const input = quoteIdentifier(shortcut?.rest ?? changes.relation);
 

@@ -24,7 +24,6 @@ export interface AggregationShape {
   readonly keyPositions?: readonly number[];
 }
 
-
 /** time_bucket's default origin for sub-month widths, 2000-01-03 00:00:00 UTC, in epoch microseconds. */
 const TIME_BUCKET_ORIGIN_US = 946_857_600_000_000n;
 

@@ -7,7 +7,6 @@ import { duckDbSqlParser } from '../../../duckdb/sql-parser.js';
 import type { DuckDbSession } from '../../../duckdb/session.js';
 import { isParseNode, isStreamCall } from './parse-tree.js';
 
-
 export async function joinsStreams(session: DuckDbSession, sql: string): Promise<boolean> {
   return joined(await duckDbSqlParser(session).serialize(sql));
 }

@@ -11,7 +11,6 @@ import { duckDbSqlParser } from '../../../duckdb/sql-parser.js';
 import { quoteIdentifier, type DuckDbSession } from '../../../duckdb/session.js';
 import { isParseNode, isStreamCall } from './parse-tree.js';
 
-
 /**
  * Per struct column read by field alone, the fields named (lower case); undefined when the query
  * may read every column whole.
