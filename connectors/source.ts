@@ -28,10 +28,10 @@ export interface OffsetStream {
   bounds(): Promise<readonly PartitionOffsets[]>;
   /**
    * The records of `ranges` (offsets [firstOffset, nextOffset) per partition), stopping early
-   * once `maxBytes` of keys and values are read or nothing arrives for `idleMs`; `reached` says
-   * per partition where the read stopped (the range's end when complete).
+   * once `maxBytes` of keys and values are read, nothing arrives for `idleMs`, or `signal` is
+   * aborted; `reached` says per partition where the read stopped (the range's end when complete).
    */
-  read(ranges: readonly PositionRange[], limits: { readonly maxBytes: number; readonly idleMs: number }): Promise<OffsetRead>;
+  read(ranges: readonly PositionRange[], limits: OffsetReadLimits): Promise<OffsetRead>;
   /**
    * The partition's end offset when this stream first read the bounds: where a reader without a
    * position starts for `starting_offsets: latest`, the same on every round of a long-running process.
@@ -40,6 +40,16 @@ export interface OffsetStream {
   /** Told where the reader's position stands (its checkpoint's, then after each batch), for lag reporting. */
   at?(positions: readonly SourcePosition[]): void;
   close(): Promise<void>;
+}
+
+export interface OffsetReadLimits {
+  readonly maxBytes: number;
+  readonly idleMs: number;
+  /**
+   * Ends the read with what it has, as a read that went idle does: a read nobody will take (the
+   * engine's read-ahead dropped on close) need not wait out records that are not coming.
+   */
+  readonly signal?: AbortSignal;
 }
 
 export interface PartitionOffsets extends TopicPartition {

@@ -10,7 +10,7 @@
  * is replaced by a new one on the next read or bounds.
  */
 import { randomUUID } from 'node:crypto';
-import type { OffsetRead, OffsetStream, PartitionOffsets } from '../source.js';
+import type { OffsetRead, OffsetReadLimits, OffsetStream, PartitionOffsets } from '../source.js';
 import { topicPartitionKey, type AssignmentChange, type DeadLetterCandidate, type PositionRange, type SourcePosition, type SourceRecord, type TopicPartition } from '../streaming-source.js';
 import { hasColumnTypes } from './avro-logical-columns.js';
 import type { ConsumerClient } from './consumer-client.js';
@@ -186,7 +186,7 @@ export class KafkaOffsetStream implements OffsetStream {
     return this.firstBounds.get(topicPartitionKey(tp));
   }
 
-  async read(ranges: readonly PositionRange[], limits: { readonly maxBytes: number; readonly idleMs: number }): Promise<OffsetRead> {
+  async read(ranges: readonly PositionRange[], limits: OffsetReadLimits): Promise<OffsetRead> {
     const source = await this.opened(ranges.filter((r) => r.nextOffset > r.firstOffset));
     // A partition the group moved to another process since the bounds were read is not read here.
     const owned = this.options.settings.consumerGroup === undefined ? undefined : new Set(source.assignment().map(topicPartitionKey));
@@ -256,7 +256,7 @@ export class KafkaOffsetStream implements OffsetStream {
       return all;
     };
     let quietSince = Date.now();
-    while (bytes < limits.maxBytes && !allComplete()) {
+    while (bytes < limits.maxBytes && !allComplete() && limits.signal?.aborted !== true) {
       const polled = await source.poll(MAX_POLL_RECORDS, POLL_WAIT_MS);
       if (polled.ranges.length === 0) {
         if (Date.now() - quietSince >= limits.idleMs) break;

@@ -3,7 +3,8 @@
  * of its ranges and keeps what was fetched past them for the next read (no seek when it starts
  * there), a range ending in control records (transaction markers) completes once fetching passed
  * its end, dead letters come back in offset order with the records, a read that starts elsewhere
- * seeks and forgets what it kept, and a partition whose range is complete stops fetching.
+ * seeks and forgets what it kept, a partition whose range is complete stops fetching, and a read
+ * told to stop ends with what it has.
  */
 import type { Batch, KafkaMessage } from 'kafkajs';
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -90,6 +91,26 @@ it('hands out dead letters in offset order with the records, seeks for a read th
   expect(offsets(again)).toEqual(['1@2']);
   expect(again.deadLetters.map((d) => `${d.partition}@${d.offset}`)).toEqual(['1@1']);
 });
+
+it('a read whose records do not come ends with what it has once its signal is aborted, not after waiting out its idle time', async () => {
+  const stop = new AbortController();
+  const reading = stream.read([range(P0, 0, 10)], { ...LIMITS, idleMs: 60_000, signal: stop.signal });
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  fake.assign([P0]);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  // The end offsets promise 3 to 9, no fetch brings them (the group moved the partition, say).
+  fake.deliver(P0, 0n, [0, 1, 2].map(json));
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const abortedAt = Date.now();
+  stop.abort();
+  const read = await reading;
+  expect(Date.now() - abortedAt).toBeLessThan(1_000);
+  expect(offsets(read)).toEqual(['0@0', '0@1', '0@2']);
+  expect(read.reached).toEqual([{ ...P0, nextOffset: 3n }]);
+  // The next read takes up where it stopped.
+  const rest = await readWhile([range(P0, 3, 5)], () => void fake.deliver(P0, 3n, [3, 4].map(json)));
+  expect(offsets(rest)).toEqual(['0@3', '0@4']);
+}, 10_000);
 
 it('bounds a read by the key and value bytes fetched, not by the staged lines the worker wrote besides', async () => {
   await stream.close();

@@ -79,7 +79,8 @@ export function kafkaInput(context: FlowContext, source: SourceDataset, connecto
       // Nothing read before and nothing to read: the input gives no columns yet.
       if (position === undefined && left().length === 0) return undefined;
       const openStream = stream;
-      const readLimits = { maxBytes: limits.maxBytes ?? DEFAULT_KAFKA_BATCH_BYTES, idleMs: IDLE_MS };
+      // A stop ends a read that waits for records at once: the batch takes what came (or ends the round).
+      const readLimits = { maxBytes: limits.maxBytes ?? DEFAULT_KAFKA_BATCH_BYTES, idleMs: IDLE_MS, ...(context.signal === undefined ? {} : { signal: context.signal }) };
       const batchRanges = (): PositionRange[] => nextRanges(left(), ends, topicPartitionKey, limits.maxRows ?? DEFAULT_KAFKA_BATCH_RECORDS);
       /** The batch staged last: its records, the dead letters it has so far and the ranges it covers. */
       let staged: { records: readonly JsonRecord[]; letters: DeadLetterCandidate[]; covered: PositionRange[] } | undefined;

@@ -2,7 +2,8 @@
  * A Kafka input reads the next batch's records while the engine processes the batch it staged
  * (read-ahead.ts): the read for batch n+1 starts before batch n commits, the stream never has two
  * reads at once, and in a round that goes on each range is read once. A read started ahead that
- * the next batch does not ask for is waited out and dropped, its failure with it.
+ * the next batch does not ask for is stopped, waited out and dropped, its failure with it; so is
+ * one still waiting for records when the input closes, and the run's stop ends any read.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { OffsetRead, OffsetStream, OffsetStreamConnector, PartitionOffsets } from '../../../../../connectors/source.js';
@@ -65,6 +66,49 @@ describe('ReadAhead', () => {
     expect(log.reads).toEqual(['0:0-4', '0:4-8', '0:4-6']);
     expect(log.mostInFlight).toBe(1);
   });
+
+  it('stops a read started ahead that is dropped or not asked for, instead of waiting out records that do not come; one that is taken runs on unless the run stops', async () => {
+    // Records the end offsets promise that do not come: a read waits for them until its idle time, or until it is stopped.
+    const signals: AbortSignal[] = [];
+    const stream: OffsetStream = {
+      bounds: () => Promise.resolve([]),
+      read: (ranges, limits) => {
+        if (limits.signal !== undefined) signals.push(limits.signal);
+        const ended = { records: [], deadLetters: [], skipped: 0, reached: ranges.map((r) => ({ topic: r.topic, partition: r.partition, nextOffset: r.firstOffset })) };
+        if (limits.signal?.aborted === true) return Promise.resolve(ended);
+        return new Promise<OffsetRead>((resolve) => {
+          const idle = setTimeout(() => resolve(ended), limits.idleMs);
+          limits.signal?.addEventListener('abort', () => {
+            clearTimeout(idle);
+            resolve(ended);
+          });
+        });
+      },
+      close: () => Promise.resolve(),
+    };
+    const waiting = { maxBytes: 1 << 20, idleMs: 60_000 };
+    const within = async (promise: Promise<unknown>): Promise<number> => {
+      const started = Date.now();
+      await promise;
+      return Date.now() - started;
+    };
+    const ahead = new ReadAhead();
+    ahead.start(stream, [range(0, 4)], waiting);
+    expect(await within(ahead.drop())).toBeLessThan(1_000);
+    ahead.start(stream, [range(0, 4)], waiting);
+    expect(await within(ahead.take(stream, [range(0, 2)], { ...waiting, idleMs: 10 }))).toBeLessThan(1_000);
+    expect(signals.map((signal) => signal.aborted)).toEqual([true, true]);
+    ahead.start(stream, [range(0, 4)], { ...waiting, idleMs: 30 });
+    await ahead.take(stream, [range(0, 4)], { ...waiting, idleMs: 30 });
+    expect(signals.map((signal) => signal.aborted)).toEqual([true, true, false]);
+    // The run's stop ends the read being taken (and a new read) as well.
+    const run = new AbortController();
+    ahead.start(stream, [range(0, 4)], { ...waiting, signal: run.signal });
+    const taking = ahead.take(stream, [range(0, 4)], { ...waiting, signal: run.signal });
+    setTimeout(() => run.abort(), 20);
+    expect(await within(taking)).toBeLessThan(1_000);
+    expect(await within(ahead.take(stream, [range(4, 8)], { ...waiting, signal: run.signal }))).toBeLessThan(1_000);
+  }, 10_000);
 
   it('drops a read started ahead that failed without a word; a take of it gives its error', async () => {
     const { stream, log } = loggingStream(10);
