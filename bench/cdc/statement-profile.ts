@@ -48,12 +48,12 @@ export class StatementProfile {
     phase.set(shape, { calls: cost.calls + 1, wall: cost.wall + wall, cpu: cost.cpu + cpu });
   }
 
-  report(top = 20): string {
+  report(top = Number(process.env['PROFILE_TOP'] ?? 20)): string {
     const lines: string[] = [];
     for (const [phase, costs] of this.costs) {
       const sorted = [...costs.entries()].sort((a, b) => b[1].cpu - a[1].cpu);
-      const total = sorted.reduce((sum, [, c]) => ({ wall: sum.wall + c.wall, cpu: sum.cpu + c.cpu }), { wall: 0, cpu: 0 });
-      lines.push(`${phase}: SQL ${total.wall.toFixed(2)} s, ${total.cpu.toFixed(2)} CPU s`);
+      const total = sorted.reduce((sum, [, c]) => ({ wall: sum.wall + c.wall, cpu: sum.cpu + c.cpu, calls: sum.calls + c.calls }), { wall: 0, cpu: 0, calls: 0 });
+      lines.push(`${phase}: SQL ${total.wall.toFixed(2)} s, ${total.cpu.toFixed(2)} CPU s, ${total.calls} statements`);
       for (const [shape, c] of sorted.slice(0, top)) lines.push(`  ${c.cpu.toFixed(2).padStart(6)} CPU s ${c.wall.toFixed(2).padStart(6)} s ×${String(c.calls).padEnd(3)} ${shape}`);
     }
     return lines.join('\n');
