@@ -13,7 +13,7 @@ import { InvalidInputError } from '../../src/errors.js';
 import { avroType } from '../../src/iceberg/avro/container.js';
 import { mergeColumnTypes, type ValueBytes, type ValueColumnTypes, type WriterSchemaNodes } from './avro-logical-columns.js';
 import { columnTypesOf, compileAvroSchema, type AvroNode } from './avro-logical-schema.js';
-import { parseConfluentWire } from './confluent-wire.js';
+import { confluentSchemaId, parseConfluentWire } from './confluent-wire.js';
 import { DecodeError } from './decode-error.js';
 import type { RawRecord } from './raw-record.js';
 import type { Decoded, RecordDecoder } from './record-decoder.js';
@@ -30,13 +30,7 @@ export class ConfluentAvroDecoder implements RecordDecoder<AvroRecordValue>, Val
   constructor(private readonly registry: SchemaRegistryClient) {}
 
   async prepare(records: readonly RawRecord[]): Promise<void> {
-    const ids = new Set<number>();
-    for (const record of records) {
-      if (record.value === null) continue;
-      const wire = parseConfluentWire(record.value);
-      if ('schemaId' in wire) ids.add(wire.schemaId);
-    }
-    await this.prepareIds(ids);
+    await this.prepareIds(schemaIds(records.map((record) => record.value)));
   }
 
   /** Fetches the writer schemas of these registry ids that are not prepared yet. */
@@ -86,13 +80,7 @@ export class ConfluentAvroDecoder implements RecordDecoder<AvroRecordValue>, Val
 
   /** The prepared schemas these values were written with, lowest (oldest) registry id first. */
   private usableSchemas(values: ValueBytes): Array<Extract<WriterSchema, { node: AvroNode }>> {
-    const ids = new Set<number>();
-    for (const value of values) {
-      if (value === null || value === undefined) continue;
-      const wire = parseConfluentWire(value);
-      if ('schemaId' in wire) ids.add(wire.schemaId);
-    }
-    return [...ids]
+    return [...schemaIds(values)]
       .sort((a, b) => a - b)
       .map((id) => this.schemas.get(id))
       .filter((s): s is Extract<WriterSchema, { node: AvroNode }> => s !== undefined && 'node' in s);
@@ -118,4 +106,17 @@ export class ConfluentAvroDecoder implements RecordDecoder<AvroRecordValue>, Val
       return { problem: `schema id ${id} is not a valid Avro schema: ${cause instanceof Error ? cause.message : String(cause)}` };
     }
   }
+}
+
+/** The registry ids of these values' Confluent headers (a run of one id, the usual batch, costs a comparison a value). */
+function schemaIds(values: ValueBytes): Set<number> {
+  const ids = new Set<number>();
+  let last: number | undefined;
+  for (const value of values) {
+    const id = confluentSchemaId(value);
+    if (id === undefined || id === last) continue;
+    ids.add(id);
+    last = id;
+  }
+  return ids;
 }

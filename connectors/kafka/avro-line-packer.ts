@@ -12,7 +12,7 @@ import type { Batch, KafkaMessage } from 'kafkajs';
 import { RECORD_COORDINATE_FIELDS, type RecordHeader } from '../streaming-source.js';
 import { ConfluentAvroDecoder } from './avro-decoder.js';
 import { compileAvroJsonWriter, type AvroJsonWriter } from './avro-json-writer.js';
-import { CONFLUENT_MAGIC_BYTE, CONFLUENT_HEADER_BYTES } from './confluent-wire.js';
+import { CONFLUENT_HEADER_BYTES, confluentSchemaId } from './confluent-wire.js';
 import type { LinePacker, LinePackerFactory, PackedDecodedLines } from './packed-batch.js';
 import { SchemaRegistryClient, type SchemaRegistryOptions } from './schema-registry-client.js';
 import { LineWriter, stagedLineBound, partitionHead, travellingLines, writeValueLine } from './staged-line.js';
@@ -41,7 +41,7 @@ export class AvroLineStager {
   async linesOf(batch: Batch): Promise<LinePackerFactory | undefined> {
     const ids = new Set<number>();
     for (const m of batch.messages) {
-      const id = schemaIdOf(m.value);
+      const id = confluentSchemaId(m.value);
       if (id !== undefined && !this.schemas.has(id)) ids.add(id);
     }
     if (ids.size > 0) {
@@ -89,7 +89,7 @@ class AvroLinePacker implements LinePacker {
     if (sizing.bytesPerLine !== undefined) total = Math.ceil(batch.messages.length * sizing.bytesPerLine * 1.1);
     else {
       for (const m of batch.messages) {
-        const id = schemaIdOf(m.value);
+        const id = confluentSchemaId(m.value);
         const namesBytes = id === undefined ? 0 : (schemas.get(id)?.namesBytes ?? 0);
         total += stagedLineBound(this.head, m.key?.length ?? 0, 2 * (m.value?.length ?? 0) + namesBytes);
       }
@@ -102,7 +102,7 @@ class AvroLinePacker implements LinePacker {
   /** Writes the value's line when it decodes; the value stays in the packed bytes either way. */
   takesValue(index: number, m: KafkaMessage, timestampMs: number, headers: readonly RecordHeader[]): boolean {
     const value = m.value as Buffer;
-    const id = schemaIdOf(value);
+    const id = confluentSchemaId(value);
     const schema = id === undefined ? undefined : this.schemas.get(id);
     if (schema === undefined || schema === null) return false;
     const start = this.out.size;
@@ -131,9 +131,4 @@ class AvroLinePacker implements LinePacker {
     if (this.lines > 0) this.sizing.bytesPerLine = this.out.size / this.lines;
     return { kind: 'decoded', lines: travellingLines(this.out), starts: this.starts, ends: this.ends, fieldNames: [...this.fieldNames] };
   }
-}
-
-/** The registry id in a Confluent header; undefined for a value without one. */
-function schemaIdOf(value: Buffer | null): number | undefined {
-  return value !== null && value.length >= CONFLUENT_HEADER_BYTES && value[0] === CONFLUENT_MAGIC_BYTE ? value.readUInt32BE(1) : undefined;
 }

@@ -13,6 +13,12 @@ export function parseConfluentWire(value: Buffer): WireParse {
   return { schemaId: value.readUInt32BE(1), payload: value.subarray(CONFLUENT_HEADER_BYTES) };
 }
 
+/** The registry id in a value's Confluent header, read in place; undefined for a value without one. */
+export function confluentSchemaId(value: Uint8Array | null | undefined): number | undefined {
+  if (value === null || value === undefined || value.length < CONFLUENT_HEADER_BYTES || value[0] !== CONFLUENT_MAGIC_BYTE) return undefined;
+  return (((value[1] as number) << 24) | ((value[2] as number) << 16) | ((value[3] as number) << 8) | (value[4] as number)) >>> 0;
+}
+
 export function encodeConfluentWire(schemaId: number, payload: Buffer): Buffer {
   const header = Buffer.alloc(CONFLUENT_HEADER_BYTES);
   header.writeUInt8(CONFLUENT_MAGIC_BYTE, 0);
