@@ -7,10 +7,12 @@ export const CONFLUENT_HEADER_BYTES = 5;
 
 export type WireParse = { readonly schemaId: number; readonly payload: Buffer } | { readonly problem: string };
 
+/** The header read by confluentSchemaId, with the payload; a value without a header gets the reason. */
 export function parseConfluentWire(value: Buffer): WireParse {
+  const schemaId = confluentSchemaId(value);
+  if (schemaId !== undefined) return { schemaId, payload: value.subarray(CONFLUENT_HEADER_BYTES) };
   if (value.length < CONFLUENT_HEADER_BYTES) return { problem: `${value.length} bytes, shorter than the 5-byte Confluent header` };
-  if (value[0] !== CONFLUENT_MAGIC_BYTE) return { problem: `magic byte is ${value[0]}, expected ${CONFLUENT_MAGIC_BYTE} (not Confluent wire format)` };
-  return { schemaId: value.readUInt32BE(1), payload: value.subarray(CONFLUENT_HEADER_BYTES) };
+  return { problem: `magic byte is ${value[0]}, expected ${CONFLUENT_MAGIC_BYTE} (not Confluent wire format)` };
 }
 
 /** The registry id in a value's Confluent header, read in place; undefined for a value without one. */
